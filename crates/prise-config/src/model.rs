@@ -1,0 +1,211 @@
+//! The configuration model: what a parsed file says, with variables expanded.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use globset::GlobSet;
+use serde::Serialize;
+
+use crate::secret::{MASK, looks_secret, redact_arg, redact_url};
+
+/// How long a server may take to start and list its tools, unless configured.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one request to a server may take, unless configured.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How many times in a row a crashed server is restarted under `on-failure`.
+pub const DEFAULT_MAX_RESTARTS: u32 = 3;
+
+/// A configuration file, read and checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Config {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// Which family of tools writes files of this shape.
+    pub format: Format,
+    /// The servers, in the order of the file.
+    pub servers: Vec<Server>,
+    /// Things in the file that prise accepted but ignores, for the user to see.
+    pub warnings: Vec<String>,
+}
+
+/// The two shapes of MCP configuration files in the wild.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Format {
+    /// `{"mcpServers": {...}}`: Claude Desktop, Claude Code, Cursor, mcphost.
+    McpServers,
+    /// `{"servers": {...}}`: VS Code's `.vscode/mcp.json`.
+    VsCode,
+}
+
+/// One MCP server as configured.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Server {
+    /// The name under which its tools are exposed (`name__tool`); `[A-Za-z0-9_-]+`.
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// A disabled server is kept in the configuration but never started.
+    pub disabled: bool,
+    /// Limit for starting the server and listing what it offers.
+    #[serde(serialize_with = "seconds")]
+    pub startup_timeout: Duration,
+    /// Limit for each request, reset by progress notifications.
+    #[serde(serialize_with = "seconds")]
+    pub call_timeout: Duration,
+    /// Which of its tools are shown to the model.
+    pub tools: ToolFilter,
+    /// What to do when a stdio server exits unexpectedly.
+    pub restart: RestartPolicy,
+    /// Which protocol era to speak.
+    pub protocol: Protocol,
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Transport {
+    /// A child process speaking JSON-RPC on stdin and stdout.
+    Stdio(Stdio),
+    /// Streamable HTTP.
+    Http(Remote),
+    /// The legacy HTTP+SSE transport (GET an event stream, POST to its endpoint).
+    Sse(Remote),
+}
+
+impl Transport {
+    /// The transport's name as written in configuration files.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Transport::Stdio(_) => "stdio",
+            Transport::Http(_) => "http",
+            Transport::Sse(_) => "sse",
+        }
+    }
+}
+
+/// A server run as a child process.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stdio {
+    /// The program to run, looked up in `PATH` when it has no slash.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables set for it, in file order, on top of the minimal environment.
+    #[serde(serialize_with = "pairs")]
+    pub env: Vec<(String, String)>,
+    /// Its working directory; relative paths in the file are resolved against the
+    /// file's directory.
+    pub cwd: Option<PathBuf>,
+    /// Pass prise's whole environment instead of the minimal one.
+    pub inherit_env: bool,
+}
+
+/// A server reached over HTTP.
+#[derive(Debug, Clone, Serialize)]
+pub struct Remote {
+    /// Its endpoint, `http://` or `https://`.
+    pub url: String,
+    /// Headers sent with every request, in file order.
+    #[serde(serialize_with = "pairs")]
+    pub headers: Vec<(String, String)>,
+}
+
+/// Which protocol era to speak to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// Find out per server.
+    #[default]
+    Auto,
+    /// The dated versions up to 2025-11-25, through `initialize`.
+    Legacy,
+    /// The stateless 2026-07-28 revision, through `server/discover`.
+    Modern,
+}
+
+/// What to do when a stdio server exits on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "policy", rename_all = "kebab-case")]
+pub enum RestartPolicy {
+    /// Leave it stopped and report it.
+    Never,
+    /// Restart it with exponential backoff, at most `max_restarts` times in a row.
+    OnFailure {
+        /// Consecutive restarts allowed before giving up.
+        #[serde(rename = "maxRestarts")]
+        max_restarts: u32,
+    },
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        RestartPolicy::OnFailure {
+            max_restarts: DEFAULT_MAX_RESTARTS,
+        }
+    }
+}
+
+/// Per-server tool selection, from `allowedTools` and `excludedTools` globs.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolFilter {
+    /// Globs a tool must match to be shown; `None` shows every tool.
+    pub allowed: Option<Vec<String>>,
+    /// Globs that hide a tool even when it is allowed.
+    pub excluded: Vec<String>,
+    #[serde(skip)]
+    pub(crate) allowed_set: Option<GlobSet>,
+    #[serde(skip)]
+    pub(crate) excluded_set: GlobSet,
+}
+
+impl ToolFilter {
+    /// Whether a tool (by its name on the server, not the namespaced one) is shown.
+    pub fn permits(&self, tool: &str) -> bool {
+        self.allowed_set
+            .as_ref()
+            .is_none_or(|set| set.is_match(tool))
+            && !self.excluded_set.is_match(tool)
+    }
+}
+
+impl Server {
+    /// A copy fit to show a person: header values, secret-looking environment values
+    /// and arguments, and URL credentials replaced by [`MASK`].
+    pub fn redacted(&self) -> Server {
+        let mut server = self.clone();
+        match &mut server.transport {
+            Transport::Stdio(stdio) => {
+                for (key, value) in &mut stdio.env {
+                    if looks_secret(key) {
+                        *value = MASK.to_owned();
+                    }
+                }
+                for arg in &mut stdio.args {
+                    *arg = redact_arg(arg);
+                }
+            }
+            Transport::Http(remote) | Transport::Sse(remote) => {
+                remote.url = redact_url(&remote.url);
+                for (_, value) in &mut remote.headers {
+                    *value = MASK.to_owned();
+                }
+            }
+        }
+        server
+    }
+}
+
+fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(duration.as_secs_f64())
+}
+
+fn pairs<S: serde::Serializer>(
+    pairs: &[(String, String)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}

@@ -1,0 +1,790 @@
+//! From text to [`Config`], with every error placed at its line and column.
+//!
+//! serde_json reports positions only for its own errors. To place ours (an unknown
+//! `type`, a duplicate name, an unset variable) just as precisely, each object is first
+//! read as a list of `(key, raw value)` pairs: a [`RawValue`] borrows the exact slice of
+//! the file it came from, so its offset in the file is known.
+
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::ConfigError;
+use crate::expand::{ExpandError, expand};
+use crate::jsonc::blank_comments;
+use crate::model::*;
+
+type Env<'e> = &'e dyn Fn(&str) -> Option<String>;
+
+impl Config {
+    /// Parses configuration text; `path` names the file in errors and anchors relative
+    /// `cwd`s; `env` looks up variables for `${VAR}` expansion.
+    pub fn parse(text: &str, path: &Path, env: Env<'_>) -> Result<Config, ConfigError> {
+        let text = blank_comments(text);
+        let mut parser = Parser {
+            text: &text,
+            path,
+            env,
+            warnings: Vec::new(),
+        };
+        let (format, servers) = parser.document()?;
+        Ok(Config {
+            path: path.to_owned(),
+            format,
+            servers,
+            warnings: parser.warnings,
+        })
+    }
+
+    /// Reads and parses a file, expanding variables from the process environment.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text, path, &|name| std::env::var(name).ok())
+    }
+}
+
+/// A JSON object's entries in file order, duplicates kept, values not yet parsed.
+struct Entries<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    entries.push((key, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// The raw values of one server's known keys.
+#[derive(Default)]
+struct Fields<'a> {
+    kind: Option<&'a RawValue>,
+    command: Option<&'a RawValue>,
+    args: Option<&'a RawValue>,
+    env: Option<&'a RawValue>,
+    cwd: Option<&'a RawValue>,
+    inherit_env: Option<&'a RawValue>,
+    url: Option<&'a RawValue>,
+    headers: Option<&'a RawValue>,
+    disabled: Option<&'a RawValue>,
+    timeout: Option<&'a RawValue>,
+    allowed_tools: Option<&'a RawValue>,
+    excluded_tools: Option<&'a RawValue>,
+    restart: Option<&'a RawValue>,
+    max_restarts: Option<&'a RawValue>,
+    protocol: Option<&'a RawValue>,
+}
+
+/// Which transport a `type` value asks for.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Stdio,
+    Http,
+    Sse,
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    path: &'a Path,
+    env: Env<'a>,
+    warnings: Vec<String>,
+}
+
+impl<'a> Parser<'a> {
+    fn document(&mut self) -> Result<(Format, Vec<Server>), ConfigError> {
+        let top: Entries<'a> = serde_json::from_str(self.text)
+            .map_err(|e| self.serde_error(0, self.text, "configuration", &e))?;
+        let mut found: Option<(Format, &'a RawValue)> = None;
+        for (key, raw) in &top.0 {
+            let format = match key.as_str() {
+                "mcpServers" => Format::McpServers,
+                "servers" => Format::VsCode,
+                _ => continue,
+            };
+            if found.is_some() {
+                return Err(self.error(
+                    self.key_offset(raw),
+                    format!("second \"{key}\" object; a file holds one \"mcpServers\" or one \"servers\" object"),
+                    Some("merge the two into one".into()),
+                ));
+            }
+            found = Some((format, raw));
+        }
+        let Some((format, raw)) = found else {
+            return Err(self.error(
+                0,
+                "no \"mcpServers\" (Claude Desktop, Claude Code, Cursor) or \"servers\" (VS Code) object".into(),
+                Some(r#"a minimal file: {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#.into()),
+            ));
+        };
+        let key = match format {
+            Format::McpServers => "\"mcpServers\"",
+            Format::VsCode => "\"servers\"",
+        };
+        let entries: Entries<'a> = self.value(raw, key)?;
+        let mut servers: Vec<Server> = Vec::with_capacity(entries.0.len());
+        for (name, raw) in entries.0 {
+            let at = self.key_offset(raw);
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(self.error(
+                    at,
+                    format!("server name \"{name}\" may only contain letters, digits, '_' and '-'"),
+                    Some("the name prefixes each tool (name__tool), which model APIs restrict to those characters".into()),
+                ));
+            }
+            if servers.iter().any(|s| s.name == name) {
+                return Err(self.error(
+                    at,
+                    format!("duplicate server name \"{name}\""),
+                    Some("rename or remove one of them".into()),
+                ));
+            }
+            servers.push(self.server(name, raw)?);
+        }
+        Ok((format, servers))
+    }
+
+    fn server(&mut self, name: String, raw: &'a RawValue) -> Result<Server, ConfigError> {
+        let what = format!("server \"{name}\"");
+        let entries: Entries<'a> = self.value(raw, &what)?;
+        let mut f = Fields::default();
+        for (key, value) in entries.0 {
+            let slot = match key.as_str() {
+                "type" => &mut f.kind,
+                "command" => &mut f.command,
+                "args" => &mut f.args,
+                "env" => &mut f.env,
+                "cwd" => &mut f.cwd,
+                "inheritEnv" => &mut f.inherit_env,
+                "url" => &mut f.url,
+                "headers" => &mut f.headers,
+                "disabled" => &mut f.disabled,
+                "timeout" => &mut f.timeout,
+                "allowedTools" => &mut f.allowed_tools,
+                "excludedTools" => &mut f.excluded_tools,
+                "restart" => &mut f.restart,
+                "maxRestarts" => &mut f.max_restarts,
+                "protocol" => &mut f.protocol,
+                _ => {
+                    let (line, column) = position(self.text, self.key_offset(value));
+                    self.warnings.push(format!(
+                        "{}:{line}:{column}: {what}: unknown key \"{key}\" ignored",
+                        self.path.display()
+                    ));
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(self.error(
+                    self.key_offset(value),
+                    format!("{what}: duplicate key \"{key}\""),
+                    None,
+                ));
+            }
+            *slot = Some(value);
+        }
+
+        let disabled = self
+            .optional::<bool>(f.disabled, &format!("{what}: disabled"))?
+            .unwrap_or(false);
+        // A disabled server is never started, so a variable it needs may well be unset.
+        let strings = Strings {
+            parser: self,
+            server: &what,
+            lenient: disabled,
+        };
+        let kind = match f.kind {
+            None => None,
+            Some(raw) => Some((strings.parser.kind(raw, &what)?, raw)),
+        };
+        let transport = match (f.command, f.url) {
+            (Some(_), Some(_)) => {
+                return Err(self.error(
+                    self.key_offset(raw),
+                    format!("{what} has both \"command\" and \"url\""),
+                    Some("keep \"command\" for a server prise starts, \"url\" for one it connects to".into()),
+                ));
+            }
+            (None, None) => {
+                return Err(self.error(
+                    self.key_offset(raw),
+                    format!("{what} has neither \"command\" nor \"url\""),
+                    Some("add \"command\": \"program\" to start it, or \"url\": \"https://...\" to connect to it".into()),
+                ));
+            }
+            (Some(command), None) => {
+                if let Some((k, at)) = kind
+                    && k != Kind::Stdio
+                {
+                    return Err(self.mismatch(
+                        &what,
+                        at,
+                        "needs \"url\", but the server has \"command\"",
+                    ));
+                }
+                self.ignored(f.headers, &what, "headers", "stdio");
+                Transport::Stdio(self.stdio(&what, disabled, command, &f)?)
+            }
+            (None, Some(url)) => {
+                if let Some((Kind::Stdio, at)) = kind {
+                    return Err(self.mismatch(
+                        &what,
+                        at,
+                        "needs \"command\", but the server has \"url\"",
+                    ));
+                }
+                for (key, field) in [
+                    ("args", f.args),
+                    ("env", f.env),
+                    ("cwd", f.cwd),
+                    ("inheritEnv", f.inherit_env),
+                ] {
+                    self.ignored(field, &what, key, "remote");
+                }
+                let strings = Strings {
+                    parser: self,
+                    server: &what,
+                    lenient: disabled,
+                };
+                let url_text = strings.string(url, "url")?;
+                let web = ["http://", "https://"]
+                    .iter()
+                    .any(|scheme| starts_with_ignore_case(&url_text, scheme));
+                if !disabled && !web {
+                    return Err(self.error(
+                        self.offset(url),
+                        format!("{what}: url \"{url_text}\" is not an http:// or https:// URL"),
+                        None,
+                    ));
+                }
+                let headers = match f.headers {
+                    None => Vec::new(),
+                    Some(raw) => strings.map(raw, "headers")?,
+                };
+                let remote = Remote {
+                    url: url_text,
+                    headers,
+                };
+                match kind {
+                    Some((Kind::Sse, _)) => Transport::Sse(remote),
+                    _ => Transport::Http(remote),
+                }
+            }
+        };
+
+        let (startup_timeout, call_timeout) = self.timeouts(f.timeout, &what)?;
+        let tools = ToolFilter::new(
+            self.globs(f.allowed_tools, &what, "allowedTools")?,
+            self.globs(f.excluded_tools, &what, "excludedTools")?
+                .unwrap_or_default(),
+        );
+        let tools = tools.map_err(|(glob, e)| {
+            self.error(0, format!("{what}: bad tool glob \"{glob}\": {e}"), None)
+        })?;
+        let restart = self.restart(f.restart, f.max_restarts, &what)?;
+        let protocol = match f.protocol {
+            None => Protocol::Auto,
+            Some(raw) => match self
+                .value::<String>(raw, &format!("{what}: protocol"))?
+                .as_str()
+            {
+                "auto" => Protocol::Auto,
+                "legacy" => Protocol::Legacy,
+                "modern" => Protocol::Modern,
+                other => {
+                    return Err(self.error(
+                        self.offset(raw),
+                        format!("{what}: unknown protocol \"{other}\""),
+                        Some("use \"auto\" (the default), \"legacy\" (initialize, up to 2025-11-25) or \"modern\" (2026-07-28)".into()),
+                    ));
+                }
+            },
+        };
+        Ok(Server {
+            name,
+            transport,
+            disabled,
+            startup_timeout,
+            call_timeout,
+            tools,
+            restart,
+            protocol,
+        })
+    }
+
+    fn stdio(
+        &self,
+        what: &str,
+        disabled: bool,
+        command: &'a RawValue,
+        f: &Fields<'a>,
+    ) -> Result<Stdio, ConfigError> {
+        let strings = Strings {
+            parser: self,
+            server: what,
+            lenient: disabled,
+        };
+        // mcphost writes the command and its arguments as one array.
+        let mut words = if command.get().starts_with('[') {
+            strings.list(command, "command")?
+        } else {
+            vec![strings.string(command, "command")?]
+        };
+        if words.first().is_none_or(|c| c.trim().is_empty()) {
+            return Err(self.error(
+                self.offset(command),
+                format!("{what}: \"command\" is empty"),
+                Some("name the program to run, e.g. \"npx\"".into()),
+            ));
+        }
+        let program = words.remove(0);
+        if let Some(args) = f.args {
+            words.extend(strings.list(args, "args")?);
+        }
+        let env = match f.env {
+            None => Vec::new(),
+            Some(raw) => strings.map(raw, "env")?,
+        };
+        let cwd = match f.cwd {
+            None => None,
+            Some(raw) => {
+                let cwd = strings.string(raw, "cwd")?;
+                let dir = self.path.parent().unwrap_or(Path::new(""));
+                Some(dir.join(cwd))
+            }
+        };
+        let inherit_env = self
+            .optional::<bool>(f.inherit_env, &format!("{what}: inheritEnv"))?
+            .unwrap_or(false);
+        Ok(Stdio {
+            command: program,
+            args: words,
+            env,
+            cwd,
+            inherit_env,
+        })
+    }
+
+    fn kind(&self, raw: &'a RawValue, what: &str) -> Result<Kind, ConfigError> {
+        let kind = self.value::<String>(raw, &format!("{what}: type"))?;
+        match kind.as_str() {
+            "stdio" | "local" => Ok(Kind::Stdio),
+            "http" | "streamable-http" | "streamableHttp" | "remote" => Ok(Kind::Http),
+            "sse" => Ok(Kind::Sse),
+            other => Err(self.error(
+                self.offset(raw),
+                format!("{what}: unknown type \"{other}\""),
+                Some("use \"stdio\" (a command prise starts), \"http\" (Streamable HTTP) or \"sse\" (legacy HTTP+SSE)".into()),
+            )),
+        }
+    }
+
+    fn mismatch(&self, what: &str, at: &RawValue, problem: &str) -> ConfigError {
+        let kind: String = serde_json::from_str(at.get()).unwrap_or_default();
+        self.error(
+            self.offset(at),
+            format!("{what}: type \"{kind}\" {problem}"),
+            None,
+        )
+    }
+
+    fn ignored(&mut self, field: Option<&RawValue>, what: &str, key: &str, transport: &str) {
+        if let Some(raw) = field {
+            let (line, column) = position(self.text, self.key_offset(raw));
+            self.warnings.push(format!(
+                "{}:{line}:{column}: {what}: \"{key}\" does not apply to a {transport} server and is ignored",
+                self.path.display()
+            ));
+        }
+    }
+
+    fn timeouts(
+        &mut self,
+        raw: Option<&'a RawValue>,
+        what: &str,
+    ) -> Result<(Duration, Duration), ConfigError> {
+        let Some(raw) = raw else {
+            return Ok((DEFAULT_STARTUP_TIMEOUT, DEFAULT_CALL_TIMEOUT));
+        };
+        if raw.get().starts_with('{') {
+            let entries: Entries<'a> = self.value(raw, &format!("{what}: timeout"))?;
+            let (mut startup, mut call) = (DEFAULT_STARTUP_TIMEOUT, DEFAULT_CALL_TIMEOUT);
+            for (key, value) in entries.0 {
+                match key.as_str() {
+                    "startup" => startup = self.duration(value, what, "timeout.startup")?,
+                    "call" => call = self.duration(value, what, "timeout.call")?,
+                    other => {
+                        return Err(self.error(
+                            self.key_offset(value),
+                            format!("{what}: unknown timeout \"{other}\""),
+                            Some("use {\"startup\": 30, \"call\": 60} (seconds), or one number for both".into()),
+                        ));
+                    }
+                }
+            }
+            Ok((startup, call))
+        } else {
+            let both = self.duration(raw, what, "timeout")?;
+            Ok((both, both))
+        }
+    }
+
+    fn duration(
+        &mut self,
+        raw: &'a RawValue,
+        what: &str,
+        key: &str,
+    ) -> Result<Duration, ConfigError> {
+        let text = raw.get();
+        let parsed = if text.starts_with('"') {
+            serde_json::from_str::<String>(text)
+                .ok()
+                .and_then(|s| parse_duration(&s))
+        } else {
+            serde_json::from_str::<f64>(text).ok().and_then(seconds)
+        };
+        let Some(duration) = parsed else {
+            return Err(self.error(
+                self.offset(raw),
+                format!("{what}: {key} must be a positive number of seconds or a duration such as \"500ms\", \"30s\", \"2m\""),
+                None,
+            ));
+        };
+        if !text.starts_with('"') && duration > Duration::from_secs(3600) {
+            let (line, column) = position(self.text, self.offset(raw));
+            self.warnings.push(format!(
+                "{}:{line}:{column}: {what}: {key} is {text} seconds; if you meant milliseconds, write \"{text}ms\"",
+                self.path.display()
+            ));
+        }
+        Ok(duration)
+    }
+
+    fn globs(
+        &self,
+        raw: Option<&'a RawValue>,
+        what: &str,
+        key: &str,
+    ) -> Result<Option<Vec<(String, Glob)>>, ConfigError> {
+        let Some(raw) = raw else { return Ok(None) };
+        let items: Vec<&'a RawValue> = self.value(raw, &format!("{what}: {key}"))?;
+        let mut globs = Vec::with_capacity(items.len());
+        for item in items {
+            let pattern: String = self.value(item, &format!("{what}: {key}"))?;
+            let glob = Glob::new(&pattern).map_err(|e| {
+                self.error(
+                    self.offset(item),
+                    format!("{what}: {key}: bad glob \"{pattern}\": {}", e.kind()),
+                    None,
+                )
+            })?;
+            globs.push((pattern, glob));
+        }
+        Ok(Some(globs))
+    }
+
+    fn restart(
+        &self,
+        raw: Option<&'a RawValue>,
+        max: Option<&'a RawValue>,
+        what: &str,
+    ) -> Result<RestartPolicy, ConfigError> {
+        let max_restarts = self
+            .optional::<u32>(max, &format!("{what}: maxRestarts"))?
+            .unwrap_or(DEFAULT_MAX_RESTARTS);
+        let Some(raw) = raw else {
+            return Ok(RestartPolicy::OnFailure { max_restarts });
+        };
+        match self
+            .value::<String>(raw, &format!("{what}: restart"))?
+            .as_str()
+        {
+            "never" => Ok(RestartPolicy::Never),
+            "on-failure" => Ok(RestartPolicy::OnFailure { max_restarts }),
+            other => Err(self.error(
+                self.offset(raw),
+                format!("{what}: unknown restart policy \"{other}\""),
+                Some("use \"on-failure\" (the default) or \"never\"".into()),
+            )),
+        }
+    }
+
+    fn optional<T: Deserialize<'a>>(
+        &self,
+        raw: Option<&'a RawValue>,
+        what: &str,
+    ) -> Result<Option<T>, ConfigError> {
+        raw.map(|raw| self.value(raw, what)).transpose()
+    }
+
+    /// Deserializes one raw value, placing serde's error in the file.
+    fn value<T: Deserialize<'a>>(&self, raw: &'a RawValue, what: &str) -> Result<T, ConfigError> {
+        serde_json::from_str(raw.get())
+            .map_err(|e| self.serde_error(self.offset(raw), raw.get(), what, &e))
+    }
+
+    fn serde_error(
+        &self,
+        base: usize,
+        slice: &str,
+        what: &str,
+        e: &serde_json::Error,
+    ) -> ConfigError {
+        let mut at = base + offset_of(slice, e.line(), e.column());
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full);
+        self.error(at, format!("{what}: {message}"), None)
+    }
+
+    fn offset(&self, raw: &RawValue) -> usize {
+        raw.get().as_ptr() as usize - self.text.as_ptr() as usize
+    }
+
+    /// Where the key of the entry whose value is `raw` starts, so that errors about an
+    /// entry point at its name.
+    fn key_offset(&self, raw: &RawValue) -> usize {
+        let value = self.offset(raw);
+        key_start(self.text.as_bytes(), value).unwrap_or(value)
+    }
+
+    fn error(&self, offset: usize, message: String, hint: Option<String>) -> ConfigError {
+        let (line, column) = position(self.text, offset);
+        ConfigError::Invalid {
+            path: self.path.to_owned(),
+            line,
+            column,
+            message,
+            hint,
+        }
+    }
+}
+
+/// Reads string values of one server, expanding `${VAR}`.
+struct Strings<'p, 'a> {
+    parser: &'p Parser<'a>,
+    server: &'p str,
+    /// Keep unexpandable references as written instead of failing.
+    lenient: bool,
+}
+
+impl<'a> Strings<'_, 'a> {
+    fn string(&self, raw: &'a RawValue, key: &str) -> Result<String, ConfigError> {
+        let value: String = self.parser.value(raw, &format!("{}: {key}", self.server))?;
+        match expand(&value, self.parser.env) {
+            Ok(expanded) => Ok(expanded),
+            Err(_) if self.lenient => Ok(value),
+            Err(e) => Err(self.expand_error(raw, key, e)),
+        }
+    }
+
+    fn list(&self, raw: &'a RawValue, key: &str) -> Result<Vec<String>, ConfigError> {
+        let items: Vec<&'a RawValue> =
+            self.parser.value(raw, &format!("{}: {key}", self.server))?;
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| self.string(item, &format!("{key}[{i}]")))
+            .collect()
+    }
+
+    fn map(&self, raw: &'a RawValue, key: &str) -> Result<Vec<(String, String)>, ConfigError> {
+        let entries: Entries<'a> = self.parser.value(raw, &format!("{}: {key}", self.server))?;
+        let mut pairs: Vec<(String, String)> = Vec::with_capacity(entries.0.len());
+        for (name, value) in entries.0 {
+            if pairs.iter().any(|(seen, _)| *seen == name) {
+                return Err(self.parser.error(
+                    self.parser.key_offset(value),
+                    format!("{}: duplicate key \"{name}\" in {key}", self.server),
+                    None,
+                ));
+            }
+            let value = self.string(value, &format!("{key}.{name}"))?;
+            pairs.push((name, value));
+        }
+        Ok(pairs)
+    }
+
+    fn expand_error(&self, raw: &RawValue, key: &str, e: ExpandError) -> ConfigError {
+        let server = self.server;
+        let (message, hint) = match e {
+            ExpandError::Unset(var) => (
+                format!("{server}: {key} uses ${{{var}}}, which is not set"),
+                format!("set {var} in the environment, or give a default: ${{{var}:-value}}"),
+            ),
+            ExpandError::Malformed(text) => (
+                format!("{server}: {key}: malformed variable reference \"{text}\""),
+                "write ${NAME} or ${NAME:-default}".to_owned(),
+            ),
+            ExpandError::Input(id) => (
+                format!(
+                    "{server}: {key}: ${{input:{id}}} asks VS Code to prompt for a value, which prise cannot do"
+                ),
+                "use ${NAME} and set NAME in the environment".to_owned(),
+            ),
+        };
+        self.parser
+            .error(self.parser.offset(raw), message, Some(hint))
+    }
+}
+
+impl ToolFilter {
+    fn new(
+        allowed: Option<Vec<(String, Glob)>>,
+        excluded: Vec<(String, Glob)>,
+    ) -> Result<ToolFilter, (String, globset::Error)> {
+        fn set(globs: &[(String, Glob)]) -> Result<GlobSet, (String, globset::Error)> {
+            let mut builder = GlobSetBuilder::new();
+            for (_, glob) in globs {
+                builder.add(glob.clone());
+            }
+            builder.build().map_err(|e| {
+                (
+                    globs
+                        .iter()
+                        .map(|(p, _)| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    e,
+                )
+            })
+        }
+        let names =
+            |globs: &[(String, Glob)]| globs.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        Ok(ToolFilter {
+            allowed_set: allowed.as_deref().map(set).transpose()?,
+            allowed: allowed.as_deref().map(names),
+            excluded_set: set(&excluded)?,
+            excluded: names(&excluded),
+        })
+    }
+}
+
+fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
+    text.len() >= prefix.len()
+        && text.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+fn seconds(value: f64) -> Option<Duration> {
+    (value.is_finite() && value > 0.0 && value < 1e9).then(|| Duration::from_secs_f64(value))
+}
+
+/// `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "ms" => 0.001,
+        "" | "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return None,
+    };
+    seconds(number * scale)
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// The byte offset in `slice` of serde_json's 1-based line and byte column.
+fn offset_of(slice: &str, line: usize, column: usize) -> usize {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        slice
+            .match_indices('\n')
+            .nth(line - 2)
+            .map_or(slice.len(), |(i, _)| i + 1)
+    };
+    (line_start + column.saturating_sub(1)).min(slice.len())
+}
+
+/// Walks back from a value over `:` to the opening quote of its key.
+fn key_start(bytes: &[u8], value: usize) -> Option<usize> {
+    let mut i = value;
+    let skip_space = |i: &mut usize| {
+        while *i > 0 && bytes[*i - 1].is_ascii_whitespace() {
+            *i -= 1;
+        }
+    };
+    skip_space(&mut i);
+    (i > 0 && bytes[i - 1] == b':').then_some(())?;
+    i -= 1;
+    skip_space(&mut i);
+    (i > 0 && bytes[i - 1] == b'"').then_some(())?;
+    i -= 1;
+    while i > 0 {
+        i -= 1;
+        if bytes[i] == b'"' {
+            let backslashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+            if backslashes % 2 == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Some(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5"), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("0s"), None);
+        assert_eq!(parse_duration("-3s"), None);
+        assert_eq!(parse_duration("3 days"), None);
+    }
+
+    #[test]
+    fn keys_are_found_before_their_values() {
+        let text = br#"{ "a\"b" :  1 }"#;
+        let value = text.iter().position(|&b| b == b'1').unwrap();
+        assert_eq!(key_start(text, value), Some(2));
+    }
+
+    #[test]
+    fn positions_count_characters() {
+        assert_eq!(position("ab\ncé d", 7), (2, 4));
+        assert_eq!(position("x", 0), (1, 1));
+    }
+}

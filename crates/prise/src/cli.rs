@@ -1,0 +1,168 @@
+//! The command line, as clap sees it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// prise mounts Model Context Protocol servers, lets you inspect and call what they
+/// offer, and runs a language model agent over them.
+///
+/// With no --config, prise reads the first of ./.mcp.json,
+/// $XDG_CONFIG_HOME/prise/mcp.json, ~/.config/prise/mcp.json and ~/.mcp.json.
+#[derive(Debug, Parser)]
+#[command(
+    name = "prise",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Read servers from this file (mcpServers or VS Code servers format).
+    #[arg(short, long, global = true, value_name = "FILE", env = "PRISE_CONFIG")]
+    pub config: Option<PathBuf>,
+
+    /// Log what prise does to stderr (-v: debug, -vv: trace); RUST_LOG also works.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What prise is asked to do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show which configuration file is used and the servers it defines, secrets masked.
+    Config(Json),
+    /// Start every configured server and show its state, protocol and what it offers.
+    Servers(Json),
+    /// List tools as the model sees them (server__tool).
+    Tools(ToolsArgs),
+    /// Call one tool and print its result.
+    Call(CallArgs),
+    /// List resources and resource templates.
+    Resources(ServerFilter),
+    /// Read one resource by URI and print its contents.
+    Read(ReadArgs),
+    /// List prompts.
+    Prompts(ServerFilter),
+    /// Get one prompt, filling its arguments.
+    Prompt(PromptArgs),
+    /// Run the agent once on a prompt and print the final answer.
+    Run(RunArgs),
+    /// Talk with the agent interactively.
+    Chat,
+    /// Serve a built-in MCP server.
+    #[command(subcommand)]
+    Serve(ServeCommand),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// A `--json` switch for commands whose output scripts read.
+#[derive(Debug, Args)]
+pub struct Json {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `prise tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Only this server's tools.
+    pub server: Option<String>,
+    /// Print JSON, with each tool's input schema.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `prise call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool, as `server__tool`.
+    pub tool: String,
+    /// Arguments as a JSON object, or `-` to read them from stdin.
+    #[arg(default_value = "{}")]
+    pub arguments: String,
+    /// Print the whole result as JSON instead of its text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Restricts a listing to one server.
+#[derive(Debug, Args)]
+pub struct ServerFilter {
+    /// Only this server.
+    pub server: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `prise read`.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The resource URI, e.g. `docs://index.md`.
+    pub uri: String,
+    /// Print the whole result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `prise prompt`.
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The prompt, as `server__prompt`.
+    pub name: String,
+    /// Its arguments, as key=value.
+    pub arguments: Vec<String>,
+    /// Print the whole result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `prise run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The prompt; read from stdin when absent.
+    #[arg(short, long)]
+    pub prompt: Option<String>,
+    /// The model, as provider:model (e.g. ollama:qwen2.5, openai:gpt-4o-mini).
+    #[arg(short, long)]
+    pub model: Option<String>,
+}
+
+/// Built-in servers.
+#[derive(Debug, Subcommand)]
+pub enum ServeCommand {
+    /// Serve a folder of Markdown documentation (grep_docs, read_doc, list_docs).
+    Docs(ServeDocsArgs),
+}
+
+/// Arguments of `prise serve docs`.
+#[derive(Debug, Args)]
+pub struct ServeDocsArgs {
+    /// The documentation folder; prise's own docs when absent.
+    pub dir: Option<PathBuf>,
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Print the configuration snippet that mounts this server in a client, and exit.
+    #[arg(long, value_name = "CLIENT")]
+    pub print_config: Option<Client>,
+}
+
+/// MCP clients whose configuration format prise can print.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Client {
+    /// Claude Desktop and Claude Code (mcpServers).
+    Claude,
+    /// Cursor (mcpServers).
+    Cursor,
+    /// VS Code (.vscode/mcp.json servers).
+    Vscode,
+}

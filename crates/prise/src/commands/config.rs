@@ -1,0 +1,163 @@
+//! `prise config`: which file is used, and what it defines, secrets masked.
+
+use std::io::Write;
+use std::path::Path;
+
+use prise_config::{Config, Protocol, RestartPolicy, Server, Transport};
+
+use crate::failure::Failure;
+use crate::output;
+
+/// Loads the named or discovered configuration and prints it with secrets masked.
+pub fn run(path: Option<&Path>, json: bool) -> Result<(), Failure> {
+    let Some(config) = load(path)? else {
+        let cwd = std::env::current_dir()?;
+        let looked = prise_config::candidates(&cwd, &|name| std::env::var(name).ok());
+        let mut out = output::stdout();
+        if json {
+            output::json(
+                &mut out,
+                &serde_json::json!({ "path": null, "servers": [], "searched": looked }),
+            )?;
+        } else {
+            writeln!(out, "no configuration file found; looked for:")?;
+            for path in looked {
+                writeln!(out, "  {}", path.display())?;
+            }
+        }
+        out.flush()?;
+        return Ok(());
+    };
+    let servers: Vec<Server> = config.servers.iter().map(Server::redacted).collect();
+    let mut out = output::stdout();
+    if json {
+        let shown = Config { servers, ..config };
+        output::json(&mut out, &shown)?;
+    } else {
+        writeln!(
+            out,
+            "config: {} ({})",
+            config.path.display(),
+            format_name(config.format)
+        )?;
+        let width = servers.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        for server in &servers {
+            describe(&mut out, server, width)?;
+        }
+        if servers.is_empty() {
+            writeln!(out, "(no servers)")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Loads `--config` or discovers a file, printing the file's warnings on stderr.
+pub fn load(path: Option<&Path>) -> Result<Option<Config>, Failure> {
+    let config = match path {
+        Some(path) => {
+            if !path.exists() {
+                return Err(Failure::usage(
+                    format!("configuration file {} does not exist", path.display()),
+                    "check the path given to --config (or PRISE_CONFIG)".to_owned(),
+                ));
+            }
+            Some(Config::load(path)?)
+        }
+        None => Config::discover(&std::env::current_dir()?)?,
+    };
+    for warning in config.iter().flat_map(|c| &c.warnings) {
+        eprintln!("warning: {warning}");
+    }
+    Ok(config)
+}
+
+fn format_name(format: prise_config::Format) -> &'static str {
+    match format {
+        prise_config::Format::McpServers => "mcpServers format",
+        prise_config::Format::VsCode => "VS Code servers format",
+    }
+}
+
+fn describe(out: &mut impl Write, server: &Server, width: usize) -> std::io::Result<()> {
+    let name = &server.name;
+    let kind = server.transport.kind();
+    let target = match &server.transport {
+        Transport::Stdio(stdio) => std::iter::once(stdio.command.as_str())
+            .chain(stdio.args.iter().map(String::as_str))
+            .map(shell_word)
+            .collect::<Vec<_>>()
+            .join(" "),
+        Transport::Http(remote) | Transport::Sse(remote) => remote.url.clone(),
+    };
+    let state = if server.disabled { "  (disabled)" } else { "" };
+    writeln!(out, "  {name:<width$}  {kind:<5}  {target}{state}")?;
+    let pad = width + 4;
+    let mut detail = |label: &str, text: String| writeln!(out, "  {:pad$}{label:<9}{text}", "");
+    match &server.transport {
+        Transport::Stdio(stdio) => {
+            for (key, value) in &stdio.env {
+                detail("env", format!("{key}={value}"))?;
+            }
+            if let Some(cwd) = &stdio.cwd {
+                detail("cwd", cwd.display().to_string())?;
+            }
+            if stdio.inherit_env {
+                detail("env", "inherits prise's whole environment".to_owned())?;
+            }
+        }
+        Transport::Http(remote) | Transport::Sse(remote) => {
+            for (key, value) in &remote.headers {
+                detail("header", format!("{key}: {value}"))?;
+            }
+        }
+    }
+    if server.startup_timeout != prise_config::DEFAULT_STARTUP_TIMEOUT
+        || server.call_timeout != prise_config::DEFAULT_CALL_TIMEOUT
+    {
+        detail(
+            "timeout",
+            format!(
+                "startup {:?}, call {:?}",
+                server.startup_timeout, server.call_timeout
+            ),
+        )?;
+    }
+    if let Some(allowed) = &server.tools.allowed {
+        detail("allow", allowed.join(", "))?;
+    }
+    if !server.tools.excluded.is_empty() {
+        detail("exclude", server.tools.excluded.join(", "))?;
+    }
+    match server.restart {
+        RestartPolicy::Never => detail("restart", "never".to_owned())?,
+        RestartPolicy::OnFailure { max_restarts }
+            if max_restarts != prise_config::DEFAULT_MAX_RESTARTS =>
+        {
+            detail(
+                "restart",
+                format!("on-failure, at most {max_restarts} in a row"),
+            )?
+        }
+        RestartPolicy::OnFailure { .. } => {}
+    }
+    match server.protocol {
+        Protocol::Auto => {}
+        Protocol::Legacy => detail("protocol", "legacy (initialize)".to_owned())?,
+        Protocol::Modern => detail("protocol", "modern (2026-07-28)".to_owned())?,
+    }
+    Ok(())
+}
+
+/// Quotes a word for display when a shell would split or expand it.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
