@@ -112,7 +112,7 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     fn document(&mut self) -> Result<(Format, Vec<Server>), ConfigError> {
         let top: Entries<'a> = serde_json::from_str(self.text)
-            .map_err(|e| self.serde_error(0, self.text, "configuration", &e))?;
+            .map_err(|e| self.serde_error(0, self.text, "invalid JSON", &e))?;
         let mut found: Option<(Format, &'a RawValue)> = None;
         for (key, raw) in &top.0 {
             let format = match key.as_str() {
@@ -553,7 +553,13 @@ impl<'a> Parser<'a> {
         what: &str,
         e: &serde_json::Error,
     ) -> ConfigError {
-        let mut at = base + offset_of(slice, e.line(), e.column());
+        // Each value is deserialized on its own, so a data error (a wrong type) concerns
+        // the whole slice: point at its start rather than where serde stopped reading.
+        let within = match e.classify() {
+            serde_json::error::Category::Data => 0,
+            _ => offset_of(slice, e.line(), e.column()),
+        };
+        let mut at = base + within;
         while !self.text.is_char_boundary(at) {
             at -= 1;
         }

