@@ -1,6 +1,12 @@
-//! Built-in MCP servers shipped with prise, starting with the documentation server.
+//! Built-in MCP servers shipped with prise: the documentation server.
 //!
-//! This crate owns servers that prise serves itself, in-process or over stdio and
-//! Streamable HTTP.
+//! This crate owns servers that prise serves itself, whether in-process (the embedded
+//! default mount), over stdio or over Streamable HTTP. A server here is an rmcp
+//! `ServerHandler`; how it is transported is the caller's business.
 //!
-//! It must not know about mounting other servers or about models.
+//! It must not know about mounting other servers, about models, or about the command
+//! line.
+
+pub mod docs;
+
+pub use docs::{DocsServer, Library};
