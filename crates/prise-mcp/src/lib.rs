@@ -1,8 +1,28 @@
 //! Mounting MCP servers: the client side of the Model Context Protocol.
 //!
-//! This crate owns connections to servers (stdio child processes, Streamable HTTP,
-//! legacy HTTP+SSE), both protocol eras, the lifecycle of child processes, and the
+//! This crate owns connections to servers (stdio child processes, in-process servers,
+//! Streamable HTTP), protocol eras, the lifecycle of child processes, and the
 //! registry that maps exposed names (`server__tool`) back to a server and a tool.
+//! Its public face is small: [`Mounts::start`] a set of servers, list what they offer,
+//! call, read, get, [`Mounts::subscribe`] to events, [`Mounts::close`].
 //!
-//! It must not know about language models, prompts to models or approval: it mounts,
-//! lists, calls, reads and reports events.
+//! It must not know about language models, prompts to models or approval.
+
+mod catalog;
+pub mod child;
+mod client;
+mod error;
+mod event;
+mod mount;
+mod mounts;
+pub mod registry;
+
+pub use catalog::Catalog;
+pub use error::{CallError, MountError};
+pub use event::MountEvent;
+pub use mount::{InProcessStream, Mount, MountOptions, TERMINATE_GRACE};
+pub use mounts::{ExposedPrompt, ExposedTool, Mounts, ServerState, Source};
+pub use registry::exposed_name;
+
+/// The protocol types prise exchanges with servers, re-exported for callers.
+pub use rmcp::model;

@@ -8,5 +8,13 @@
 //! line.
 
 pub mod docs;
+pub mod serve;
 
 pub use docs::{DocsServer, Library};
+
+include!(concat!(env!("OUT_DIR"), "/embedded_docs.rs"));
+
+/// The documentation server over prise's own embedded documentation, named `docs`.
+pub fn embedded_docs() -> DocsServer {
+    DocsServer::new("prise-docs", Library::from_memory(EMBEDDED_DOCS))
+}

@@ -108,6 +108,9 @@ pub struct ServerFilter {
 pub struct ReadArgs {
     /// The resource URI, e.g. `docs://index.md`.
     pub uri: String,
+    /// The server to ask, for a URI no server lists (one made from a template).
+    #[arg(long)]
+    pub server: Option<String>,
     /// Print the whole result as JSON.
     #[arg(long)]
     pub json: bool,

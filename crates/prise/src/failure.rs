@@ -20,6 +20,8 @@ pub enum Failure {
     Job(anyhow::Error),
     /// stdout was closed by its reader (`prise tools | head`): end quietly.
     BrokenPipe,
+    /// Ctrl-C or SIGTERM: exit 128 + the signal number, as shells expect.
+    Interrupted(i32),
 }
 
 impl Failure {
@@ -42,6 +44,7 @@ impl Failure {
     pub fn report(self) -> ExitCode {
         match self {
             Failure::BrokenPipe => ExitCode::SUCCESS,
+            Failure::Interrupted(signal) => ExitCode::from(128 + signal as u8),
             Failure::Usage { message, hint } => {
                 eprintln!("error: {message}");
                 if let Some(hint) = hint {

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, ServeCommand};
 use crate::failure::Failure;
 
 /// Runs prise and turns the outcome into an exit code: 0 success, 1 the job failed,
@@ -28,28 +28,73 @@ fn main() -> ExitCode {
         }
     };
     init_logging(cli.verbose);
+    // A panic must not leave server processes behind: they run in their own process
+    // groups, out of reach of the terminal's signals.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        prise_mcp::child::kill_all_children();
+        default_hook(info);
+    }));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.report(),
     }
 }
 
-/// Dispatches one subcommand.
+/// Dispatches one subcommand; those that talk to servers run on a tokio runtime that
+/// ends every server process however the command ends.
 fn run(cli: Cli) -> Result<(), Failure> {
     let config = cli.config.as_deref();
     match cli.command {
         Command::Config(args) => commands::config::run(config, args.json),
         Command::Completions { shell } => commands::completions(shell),
-        Command::Servers(_) => Err(Failure::not_yet("servers")),
-        Command::Tools(_) => Err(Failure::not_yet("tools")),
-        Command::Call(_) => Err(Failure::not_yet("call")),
-        Command::Resources(_) => Err(Failure::not_yet("resources")),
-        Command::Read(_) => Err(Failure::not_yet("read")),
-        Command::Prompts(_) => Err(Failure::not_yet("prompts")),
-        Command::Prompt(_) => Err(Failure::not_yet("prompt")),
         Command::Run(_) => Err(Failure::not_yet("run")),
         Command::Chat => Err(Failure::not_yet("chat")),
-        Command::Serve(_) => Err(Failure::not_yet("serve")),
+        command => runtime()?.block_on(async {
+            let work = async {
+                match command {
+                    Command::Servers(args) => commands::inspect::servers(config, args.json).await,
+                    Command::Tools(args) => commands::inspect::tools(config, args).await,
+                    Command::Call(args) => commands::inspect::call(config, args).await,
+                    Command::Resources(args) => commands::inspect::resources(config, args).await,
+                    Command::Read(args) => commands::inspect::read(config, args).await,
+                    Command::Prompts(args) => commands::inspect::prompts(config, args).await,
+                    Command::Prompt(args) => commands::inspect::prompt(config, args).await,
+                    Command::Serve(ServeCommand::Docs(args)) => commands::serve::docs(args).await,
+                    _ => unreachable!("handled above"),
+                }
+            };
+            tokio::select! {
+                result = work => result,
+                signal = interrupted() => {
+                    prise_mcp::child::kill_all_children();
+                    Err(Failure::Interrupted(signal))
+                }
+            }
+        }),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Job(anyhow::anyhow!("cannot start the async runtime: {e}")))
+}
+
+/// Resolves on Ctrl-C or SIGTERM with the signal number.
+async fn interrupted() -> i32 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => 2,
+        _ = term.recv() => 15,
     }
 }
 

@@ -1,6 +1,9 @@
 //! One module per subcommand; each takes parsed arguments and writes results to stdout.
 
 pub mod config;
+pub mod inspect;
+mod mounted;
+pub mod serve;
 
 use clap::CommandFactory;
 

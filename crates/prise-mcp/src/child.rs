@@ -1,0 +1,260 @@
+//! Stdio servers as child processes: each in its own process group, with a minimal
+//! environment, its stderr drained continuously, and the whole group ended on close.
+//!
+//! `npx` and `uvx` start the real server as a grandchild; killing only the direct
+//! child would leave it running. So every server gets its own process group and is
+//! ended as a group: SIGTERM, then SIGKILL after a grace period.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio as Pipe;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use prise_config::Stdio;
+use rustix::process::{Pid, Signal, kill_process_group};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// Variables passed to a server unless `inheritEnv` is set: enough to find programs,
+/// a home for caches, and a locale.
+pub const MINIMAL_ENV: [&str; 9] = [
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR", "LC_ALL",
+];
+/// Lines of stderr kept in memory per server, for error reports.
+const TAIL_LINES: usize = 20;
+/// Characters kept of each stderr line in memory (the log file keeps them whole).
+const TAIL_LINE_CHARS: usize = 400;
+/// A server's log file stops growing at this size; a flood must not fill the disk.
+const MAX_LOG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Process groups of servers still running, so a panic or signal handler can end them.
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// Ends every server process group still running: for panic hooks and signal handlers,
+/// where the normal close path will not run.
+pub fn kill_all_children() {
+    let groups = std::mem::take(&mut *LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()));
+    for pgid in groups {
+        if let Some(pid) = Pid::from_raw(pgid) {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
+}
+
+/// The last lines a server wrote to stderr, and where the whole of it is logged.
+#[derive(Debug, Default)]
+pub struct StderrLog {
+    tail: Mutex<VecDeque<String>>,
+    /// The log file, when one could be opened.
+    pub path: Option<PathBuf>,
+}
+
+impl StderrLog {
+    /// The last lines, oldest first.
+    pub fn tail(&self) -> Vec<String> {
+        self.tail
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    fn push(&self, line: &str) {
+        let mut tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        if tail.len() == TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line.chars().take(TAIL_LINE_CHARS).collect());
+    }
+}
+
+/// A running stdio server.
+#[derive(Debug)]
+pub struct ChildServer {
+    child: Child,
+    pgid: Option<Pid>,
+    /// What it wrote to stderr.
+    pub stderr: Arc<StderrLog>,
+}
+
+/// Why a server process could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start `{command}`: {source}")]
+pub struct SpawnError {
+    /// The program.
+    pub command: String,
+    /// What the system said.
+    pub source: std::io::Error,
+}
+
+/// Starts a server, returning the process and the pipes to speak JSON-RPC over.
+pub fn spawn(
+    name: &str,
+    stdio: &Stdio,
+    log_dir: Option<&Path>,
+) -> Result<(ChildServer, ChildStdout, ChildStdin), SpawnError> {
+    let mut command = Command::new(&stdio.command);
+    command
+        .args(&stdio.args)
+        .stdin(Pipe::piped())
+        .stdout(Pipe::piped())
+        .stderr(Pipe::piped());
+    if !stdio.inherit_env {
+        command.env_clear();
+        for key in MINIMAL_ENV {
+            if let Some(value) = std::env::var_os(key) {
+                command.env(key, value);
+            }
+        }
+    }
+    command.envs(stdio.env.iter().map(|(k, v)| (k, v)));
+    if let Some(cwd) = &stdio.cwd {
+        command.current_dir(cwd);
+    }
+    // Its own group, so that ending the group reaches npx's and uvx's grandchildren; and
+    // a safety net should this handle be dropped without a close.
+    command.process_group(0).kill_on_drop(true);
+    let mut child = command.spawn().map_err(|source| SpawnError {
+        command: stdio.command.clone(),
+        source,
+    })?;
+    let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
+    if let Some(pgid) = pgid {
+        LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(pgid.as_raw_nonzero().get());
+    }
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stderr_pipe = child.stderr.take().expect("stderr is piped");
+    let log_path = log_dir.map(|dir| dir.join(format!("{name}.log")));
+    let stderr = Arc::new(StderrLog {
+        tail: Mutex::default(),
+        path: log_path.clone(),
+    });
+    tokio::spawn(drain_stderr(
+        stderr_pipe,
+        stderr.clone(),
+        log_path,
+        name.to_owned(),
+    ));
+    Ok((
+        ChildServer {
+            child,
+            pgid,
+            stderr,
+        },
+        stdout,
+        stdin,
+    ))
+}
+
+/// Reads stderr until it closes, so a chatty server never blocks on a full pipe.
+async fn drain_stderr(
+    pipe: tokio::process::ChildStderr,
+    log: Arc<StderrLog>,
+    path: Option<PathBuf>,
+    name: String,
+) {
+    let mut file = path.as_ref().and_then(|path| {
+        std::fs::create_dir_all(path.parent()?).ok()?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()
+    });
+    let mut written = file
+        .as_ref()
+        .and_then(|f| f.metadata().ok())
+        .map_or(0, |m| m.len());
+    let mut reader = BufReader::new(pipe);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        // Lines are read as bytes: a server may write anything to stderr.
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        tracing::debug!(server = %name, "stderr: {text}");
+        log.push(text);
+        if let Some(f) = file.as_mut() {
+            if written < MAX_LOG_BYTES {
+                written += line.len() as u64;
+                let _ = f.write_all(&line);
+            }
+        }
+    }
+}
+
+impl ChildServer {
+    /// Ends the process group: SIGTERM, then SIGKILL if it is still there after `grace`.
+    pub async fn terminate(&mut self, grace: Duration) {
+        if let Some(pgid) = self.pgid {
+            let _ = kill_process_group(pgid, Signal::TERM);
+            if tokio::time::timeout(grace, self.child.wait())
+                .await
+                .is_err()
+            {
+                let _ = kill_process_group(pgid, Signal::KILL);
+            } else {
+                // The leader is gone; grandchildren that ignored SIGTERM are not.
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+            LIVE_GROUPS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&pgid.as_raw_nonzero().get());
+        }
+        let _ = self.child.kill().await;
+    }
+
+    /// The exit status, if the process has ended.
+    pub fn try_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The process id of the group leader.
+    pub fn pid(&self) -> Option<u32> {
+        self.pgid.map(|p| p.as_raw_nonzero().get() as u32)
+    }
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid {
+            if LIVE_GROUPS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&pgid.as_raw_nonzero().get())
+            {
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+        }
+    }
+}
+
+/// Where per-server stderr logs go: `$PRISE_STATE_DIR/logs`, else
+/// `$XDG_STATE_HOME/prise/logs`, else `~/.local/state/prise/logs`.
+pub fn default_log_dir() -> Option<PathBuf> {
+    let env = |key: &str| {
+        std::env::var_os(key)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let state = env("PRISE_STATE_DIR")
+        .or_else(|| {
+            env("XDG_STATE_HOME")
+                .filter(|p| p.is_absolute())
+                .map(|p| p.join("prise"))
+        })
+        .or_else(|| env("HOME").map(|h| h.join(".local/state/prise")))?;
+    Some(state.join("logs"))
+}

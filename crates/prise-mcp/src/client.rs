@@ -1,0 +1,146 @@
+//! prise's side of each connection: what it tells servers it can do, and what it does
+//! with their requests and notifications.
+
+// Roots and logging are deprecated by the 2026-07-28 revision (SEP-2577), but servers
+// of the dated versions still use them: server-filesystem asks for roots.
+#![allow(deprecated)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, Root,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
+use tokio::sync::broadcast;
+
+use crate::catalog::Catalog;
+use crate::event::MountEvent;
+
+/// State shared between a mount and its client handler.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub catalog: RwLock<Catalog>,
+    /// Bumped whenever the catalog changes, so the registry knows to rebuild.
+    pub generation: AtomicU64,
+    pub events: broadcast::Sender<MountEvent>,
+}
+
+impl Shared {
+    pub fn new(events: broadcast::Sender<MountEvent>) -> Shared {
+        Shared {
+            catalog: RwLock::default(),
+            generation: AtomicU64::new(0),
+            events,
+        }
+    }
+
+    pub fn set_catalog(&self, update: impl FnOnce(&mut Catalog)) {
+        update(&mut self.catalog.write().unwrap_or_else(|e| e.into_inner()));
+        self.generation.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// The handler rmcp calls for server-to-client traffic on one connection.
+#[derive(Debug, Clone)]
+pub(crate) struct Client {
+    pub server: Arc<str>,
+    pub roots: Arc<[Root]>,
+    pub shared: Arc<Shared>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        // Sampling is not advertised: prise cannot route it to a model from here, and a
+        // capability that always fails is worse than none. Elicitation likewise until the
+        // terminal can answer it.
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.roots = Some(Default::default());
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("prise", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(ListRootsResult::new(self.roots.to_vec()))
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        match context.peer.list_all_tools().await {
+            Ok(tools) => {
+                self.shared.set_catalog(|c| c.tools = tools);
+                self.changed("tools");
+            }
+            Err(e) => tracing::warn!(server = %self.server, "re-listing tools failed: {e}"),
+        }
+    }
+
+    async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let (resources, templates) = tokio::join!(
+            context.peer.list_all_resources(),
+            context.peer.list_all_resource_templates()
+        );
+        match (resources, templates) {
+            (Ok(resources), Ok(templates)) => {
+                self.shared.set_catalog(|c| {
+                    c.resources = resources;
+                    c.templates = templates;
+                });
+                self.changed("resources");
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!(server = %self.server, "re-listing resources failed: {e}")
+            }
+        }
+    }
+
+    async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
+        match context.peer.list_all_prompts().await {
+            Ok(prompts) => {
+                self.shared.set_catalog(|c| c.prompts = prompts);
+                self.changed("prompts");
+            }
+            Err(e) => tracing::warn!(server = %self.server, "re-listing prompts failed: {e}"),
+        }
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.shared.events.send(MountEvent::Progress {
+            server: self.server.to_string(),
+            token: serde_json::to_value(&params.progress_token)
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        });
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        tracing::debug!(server = %self.server, level = ?params.level, "log: {}", params.data);
+    }
+}
+
+impl Client {
+    fn changed(&self, what: &'static str) {
+        tracing::debug!(server = %self.server, "{what} changed, re-listed");
+        let _ = self.shared.events.send(MountEvent::ListChanged {
+            server: self.server.to_string(),
+            what,
+        });
+    }
+}

@@ -1,0 +1,88 @@
+//! Why mounting or calling failed, worded for the person reading the error.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A server that could not be mounted.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("server {server}: {cause}")]
+pub struct MountError {
+    /// The server.
+    pub server: String,
+    /// What went wrong.
+    pub cause: String,
+    /// The last lines the server wrote to stderr, for stdio servers.
+    pub stderr_tail: Vec<String>,
+    /// Where its whole stderr is logged.
+    pub log: Option<PathBuf>,
+}
+
+/// A request to a mounted server that did not produce a result.
+///
+/// A tool that ran and reported failure (`isError: true`) is not a `CallError`: its
+/// result is returned like any other.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CallError {
+    /// No mounted server exposes this name.
+    #[error("no tool named {name}{}", suggestion.as_ref().map(|s| format!("; did you mean {s}?")).unwrap_or_default())]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// The closest exposed name, when one is close.
+        suggestion: Option<String>,
+    },
+    /// No mounted server exposes this prompt, or knows this resource.
+    #[error("{0}")]
+    NotFound(String),
+    /// The server did not answer in time; a cancellation was sent.
+    #[error("server {server} did not answer {method} within {}", seconds(*after))]
+    Timeout {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+        /// The limit that passed.
+        after: Duration,
+    },
+    /// The connection ended before the answer came.
+    #[error("server {server} closed the connection during {method}{detail}")]
+    Closed {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+        /// Exit status and stderr tail, when known, starting with `: `.
+        detail: String,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("server {server} rejected {method}: {message} (code {code})")]
+    Rejected {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+        /// JSON-RPC error code.
+        code: i32,
+        /// Its message.
+        message: String,
+    },
+    /// Anything else the transport reported.
+    #[error("server {server}: {method} failed: {cause}")]
+    Transport {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+        /// What went wrong.
+        cause: String,
+    },
+}
+
+fn seconds(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs < 1.0 {
+        format!("{} ms", duration.as_millis())
+    } else {
+        format!("{secs:.0} s")
+    }
+}

@@ -1,0 +1,42 @@
+//! What mounts report as they go.
+
+use std::time::Duration;
+
+/// Something that happened on a mounted server.
+#[derive(Debug, Clone)]
+pub enum MountEvent {
+    /// A server finished starting and listing what it offers.
+    Ready {
+        /// The server.
+        server: String,
+        /// From spawn or connect to listed.
+        elapsed: Duration,
+    },
+    /// A server could not be mounted.
+    Failed {
+        /// The server.
+        server: String,
+        /// Why.
+        error: String,
+    },
+    /// A server said its tools, resources or prompts changed; they were re-listed.
+    ListChanged {
+        /// The server.
+        server: String,
+        /// `tools`, `resources` or `prompts`.
+        what: &'static str,
+    },
+    /// Progress of a long request.
+    Progress {
+        /// The server.
+        server: String,
+        /// The request's progress token.
+        token: String,
+        /// Progress so far.
+        progress: f64,
+        /// The total, when known.
+        total: Option<f64>,
+        /// A message for people.
+        message: Option<String>,
+    },
+}

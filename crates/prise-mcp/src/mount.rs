@@ -1,0 +1,474 @@
+//! One mounted server: its connection, its process if it has one, and what it offers.
+
+// `Root` is deprecated by the 2026-07-28 revision; dated-version servers still ask for it.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use prise_config::{Protocol, Server, ToolFilter, Transport};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest,
+    GetPromptRequestParams, GetPromptResult, JsonObject, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResult, Root, ServerPeerInfo, ServerResult, Tool,
+};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, PeerRequestOptions, RunningService,
+    serve_client_with_lifecycle,
+};
+use rmcp::{Peer, RoleClient, ServiceError};
+use tokio::sync::{Mutex, broadcast};
+
+use crate::catalog::Catalog;
+use crate::child::{self, ChildServer, StderrLog};
+use crate::client::{Client, Shared};
+use crate::error::{CallError, MountError};
+use crate::event::MountEvent;
+
+/// How long a server gets to exit after SIGTERM before it is killed.
+pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
+
+/// Options that apply to every mount.
+#[derive(Debug, Clone)]
+pub struct MountOptions {
+    /// Roots offered to servers that ask (`roots/list`).
+    pub roots: Vec<Root>,
+    /// Folder for per-server stderr logs; `None` keeps only the in-memory tail.
+    pub log_dir: Option<std::path::PathBuf>,
+}
+
+impl Default for MountOptions {
+    fn default() -> Self {
+        let roots = std::env::current_dir()
+            .ok()
+            .and_then(|dir| {
+                let uri = format!("file://{}", dir.to_str()?);
+                Some(Root::new(uri).with_name(dir.file_name()?.to_string_lossy().into_owned()))
+            })
+            .into_iter()
+            .collect();
+        MountOptions {
+            roots,
+            log_dir: child::default_log_dir(),
+        }
+    }
+}
+
+/// A server ready for requests.
+pub struct Mount {
+    name: String,
+    transport: &'static str,
+    service: RunningService<RoleClient, Client>,
+    child: Mutex<Option<ChildServer>>,
+    stderr: Option<Arc<StderrLog>>,
+    pub(crate) shared: Arc<Shared>,
+    filter: ToolFilter,
+    call_timeout: Duration,
+    startup: Duration,
+}
+
+impl std::fmt::Debug for Mount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mount")
+            .field("name", &self.name)
+            .field("transport", &self.transport)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A stream to a server running in this process (the embedded docs server).
+pub type InProcessStream = tokio::io::DuplexStream;
+
+impl Mount {
+    /// Starts or connects to a configured server, handshakes, and lists what it offers,
+    /// all within the server's startup timeout.
+    pub async fn connect(
+        server: &Server,
+        options: &MountOptions,
+        events: broadcast::Sender<MountEvent>,
+    ) -> Result<Mount, MountError> {
+        let started = Instant::now();
+        let fail = |cause: String, stderr: Option<&StderrLog>| MountError {
+            server: server.name.clone(),
+            cause,
+            stderr_tail: stderr.map(StderrLog::tail).unwrap_or_default(),
+            log: stderr.and_then(|s| s.path.clone()),
+        };
+        let shared = Arc::new(Shared::new(events));
+        let client = Client {
+            server: server.name.as_str().into(),
+            roots: options.roots.clone().into(),
+            shared: shared.clone(),
+        };
+        let lifecycle = lifecycle(server.protocol);
+        match &server.transport {
+            Transport::Stdio(stdio) => {
+                let (mut process, stdout, stdin) =
+                    child::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
+                        let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
+                            " (is it installed and on PATH?)"
+                        } else {
+                            ""
+                        };
+                        fail(format!("{e}{hint}"), None)
+                    })?;
+                let stderr = process.stderr.clone();
+                let handshake = async {
+                    let service = serve_client_with_lifecycle(client, (stdout, stdin), lifecycle)
+                        .await
+                        .map_err(describe_init)?;
+                    let catalog = list(&service).await?;
+                    Ok::<_, String>((service, catalog))
+                };
+                match tokio::time::timeout(server.startup_timeout, handshake).await {
+                    Ok(Ok((service, catalog))) => {
+                        shared.set_catalog(|c| *c = catalog);
+                        Ok(Mount {
+                            name: server.name.clone(),
+                            transport: "stdio",
+                            service,
+                            child: Mutex::new(Some(process)),
+                            stderr: Some(stderr),
+                            shared,
+                            filter: server.tools.clone(),
+                            call_timeout: server.call_timeout,
+                            startup: started.elapsed(),
+                        })
+                    }
+                    Ok(Err(cause)) => {
+                        // Give the stderr reader a moment to catch the last words of a crash.
+                        let status = wait_briefly(&mut process).await;
+                        process.terminate(TERMINATE_GRACE).await;
+                        let cause = match status {
+                            Some(status) => format!("{cause} (the process exited: {status})"),
+                            None => cause,
+                        };
+                        Err(fail(cause, Some(&stderr)))
+                    }
+                    Err(_) => {
+                        process.terminate(TERMINATE_GRACE).await;
+                        Err(fail(
+                            format!(
+                                "did not start within {:?} (startup timeout)",
+                                server.startup_timeout
+                            ),
+                            Some(&stderr),
+                        ))
+                    }
+                }
+            }
+            Transport::Http(_) | Transport::Sse(_) => Err(fail(
+                format!(
+                    "the {} transport is not available in this build yet",
+                    server.transport.kind()
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// Mounts a server running in this process, through an in-memory stream.
+    pub async fn in_process(
+        name: &str,
+        stream: InProcessStream,
+        options: &MountOptions,
+        events: broadcast::Sender<MountEvent>,
+    ) -> Result<Mount, MountError> {
+        let started = Instant::now();
+        let shared = Arc::new(Shared::new(events));
+        let client = Client {
+            server: name.into(),
+            roots: options.roots.clone().into(),
+            shared: shared.clone(),
+        };
+        let fail = |cause: String| MountError {
+            server: name.to_owned(),
+            cause,
+            stderr_tail: Vec::new(),
+            log: None,
+        };
+        let service = serve_client_with_lifecycle(client, stream, ClientLifecycleMode::Initialize)
+            .await
+            .map_err(|e| fail(describe_init(e)))?;
+        let catalog = list(&service).await.map_err(fail)?;
+        shared.set_catalog(|c| *c = catalog);
+        Ok(Mount {
+            name: name.to_owned(),
+            transport: "in-process",
+            service,
+            child: Mutex::new(None),
+            stderr: None,
+            shared,
+            filter: ToolFilter::default(),
+            call_timeout: prise_config::DEFAULT_CALL_TIMEOUT,
+            startup: started.elapsed(),
+        })
+    }
+
+    /// The server's name in the configuration.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `stdio`, `http`, `sse` or `in-process`.
+    pub fn transport(&self) -> &'static str {
+        self.transport
+    }
+
+    /// What the server said about itself: protocol version, capabilities, name.
+    pub fn peer_info(&self) -> Option<Arc<ServerPeerInfo>> {
+        self.service.peer_info()
+    }
+
+    /// How long it took to start and list.
+    pub fn startup(&self) -> Duration {
+        self.startup
+    }
+
+    /// The tools shown to users and models: listed by the server, kept by the
+    /// configured filter, duplicates dropped.
+    pub fn tools(&self) -> Vec<Tool> {
+        let catalog = self.catalog();
+        let mut seen = std::collections::HashSet::new();
+        catalog
+            .tools
+            .into_iter()
+            .filter(|tool| self.filter.permits(&tool.name))
+            .filter(|tool| {
+                let first = seen.insert(tool.name.clone());
+                if !first {
+                    tracing::warn!(server = %self.name, "server lists tool {} twice; keeping the first", tool.name);
+                }
+                first
+            })
+            .collect()
+    }
+
+    /// Everything as last listed, before filtering.
+    pub fn catalog(&self) -> Catalog {
+        self.shared
+            .catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The last lines of the server's stderr.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr.as_ref().map(|s| s.tail()).unwrap_or_default()
+    }
+
+    /// Calls a tool by its name on the server. A result with `isError` is a result.
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, CallError> {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = arguments;
+        match self
+            .request(
+                ClientRequest::CallToolRequest(rmcp::model::Request::new(params)),
+                "tools/call",
+            )
+            .await?
+        {
+            ServerResult::CallToolResult(result) => Ok(result),
+            other => Err(self.unexpected("tools/call", &other)),
+        }
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, CallError> {
+        let params = ReadResourceRequestParams::new(uri.to_owned());
+        match self
+            .request(
+                ClientRequest::ReadResourceRequest(rmcp::model::Request::new(params)),
+                "resources/read",
+            )
+            .await?
+        {
+            ServerResult::ReadResourceResult(result) => Ok(result),
+            other => Err(self.unexpected("resources/read", &other)),
+        }
+    }
+
+    /// Gets a prompt, filled with arguments.
+    pub async fn get_prompt(
+        &self,
+        prompt: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, CallError> {
+        let mut params = GetPromptRequestParams::new(prompt.to_owned());
+        params.arguments = arguments;
+        match self
+            .request(
+                ClientRequest::GetPromptRequest(rmcp::model::Request::new(params)),
+                "prompts/get",
+            )
+            .await?
+        {
+            ServerResult::GetPromptResult(result) => Ok(result),
+            other => Err(self.unexpected("prompts/get", &other)),
+        }
+    }
+
+    /// Sends a request with the server's call timeout, reset by progress notifications.
+    /// Dropping the future before the answer sends `notifications/cancelled`.
+    async fn request(
+        &self,
+        request: ClientRequest,
+        method: &str,
+    ) -> Result<ServerResult, CallError> {
+        let peer = self.service.peer();
+        let mut options = PeerRequestOptions::with_timeout(self.call_timeout);
+        options.reset_timeout_on_progress = true;
+        let handle = peer
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|e| self.error(method, e))?;
+        let mut guard = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let result = handle.await_response().await;
+        guard.id = None;
+        match result {
+            Ok(result) => Ok(result),
+            Err(e) => Err(self.error_with_exit(method, e).await),
+        }
+    }
+
+    fn error(&self, method: &str, error: ServiceError) -> CallError {
+        let server = self.name.clone();
+        let method = method.to_owned();
+        match error {
+            ServiceError::Timeout { timeout } => CallError::Timeout {
+                server,
+                method,
+                after: timeout,
+            },
+            ServiceError::McpError(e) => CallError::Rejected {
+                server,
+                method,
+                code: e.code.0,
+                message: e.message.to_string(),
+            },
+            ServiceError::TransportClosed => CallError::Closed {
+                server,
+                method,
+                detail: String::new(),
+            },
+            other => CallError::Transport {
+                server,
+                method,
+                cause: other.to_string(),
+            },
+        }
+    }
+
+    /// Like [`Self::error`], adding the exit status and stderr tail when the server died.
+    async fn error_with_exit(&self, method: &str, error: ServiceError) -> CallError {
+        let mut error = self.error(method, error);
+        if let CallError::Closed { detail, .. } = &mut error {
+            let status = match self.child.lock().await.as_mut() {
+                Some(child) => wait_briefly(child).await,
+                None => None,
+            };
+            if let Some(status) = status {
+                detail.push_str(&format!(": the process exited ({status})"));
+            }
+            if let Some(last) = self.stderr_tail().last() {
+                detail.push_str(&format!("; its last stderr line: {last}"));
+            }
+        }
+        error
+    }
+
+    fn unexpected(&self, method: &str, result: &ServerResult) -> CallError {
+        let cause = match result {
+            ServerResult::InputRequiredResult(_) => {
+                "the server asked for more input (multi-round requests are not supported yet)"
+                    .to_owned()
+            }
+            _ => "the server answered with a result of the wrong kind".to_owned(),
+        };
+        CallError::Transport {
+            server: self.name.clone(),
+            method: method.to_owned(),
+            cause,
+        }
+    }
+
+    /// Closes the connection and ends the server's process group.
+    pub async fn close(self) {
+        let _ = self.service.cancel().await;
+        if let Some(mut child) = self.child.lock().await.take() {
+            child.terminate(TERMINATE_GRACE).await;
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request abandoned by its caller.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let params =
+                CancelledNotificationParam::new(Some(id), Some("cancelled by prise".to_owned()));
+            let _ = peer.notify_cancelled(params).await;
+        });
+    }
+}
+
+fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
+    match protocol {
+        Protocol::Legacy => ClientLifecycleMode::Initialize,
+        Protocol::Modern => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        Protocol::Auto => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+    }
+}
+
+async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, String> {
+    let caps = service
+        .peer_info()
+        .map(|info| info.capabilities.clone())
+        .unwrap_or_default();
+    Catalog::list(service.peer(), &caps)
+        .await
+        .map_err(|e| format!("listing what it offers failed: {e}"))
+}
+
+fn describe_init(error: ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::ConnectionClosed(_) => {
+            "closed the connection during the handshake".to_owned()
+        }
+        other => format!("handshake failed: {other}"),
+    }
+}
+
+/// The exit status if the process ends within a moment; `None` if it is still running.
+async fn wait_briefly(child: &mut ChildServer) -> Option<std::process::ExitStatus> {
+    for _ in 0..10 {
+        if let Some(status) = child.try_status() {
+            return Some(status);
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    None
+}

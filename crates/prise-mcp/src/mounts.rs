@@ -1,0 +1,386 @@
+//! Every configured server, mounted at once, behind one namespace.
+
+use std::sync::RwLock;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use prise_config::Server;
+use rmcp::model::{
+    CallToolResult, GetPromptResult, JsonObject, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
+};
+use tokio::sync::broadcast;
+
+use crate::error::{CallError, MountError};
+use crate::event::MountEvent;
+use crate::mount::{InProcessStream, Mount, MountOptions};
+use crate::registry::{Registry, exposed_name};
+
+/// A server to mount.
+#[derive(Debug)]
+pub enum Source {
+    /// A server from the configuration.
+    Configured(Server),
+    /// A server running in this process, reached through an in-memory stream.
+    InProcess {
+        /// Its name.
+        name: String,
+        /// prise's end of the stream.
+        stream: InProcessStream,
+    },
+}
+
+impl Source {
+    fn name(&self) -> &str {
+        match self {
+            Source::Configured(server) => &server.name,
+            Source::InProcess { name, .. } => name,
+        }
+    }
+}
+
+/// A tool under its exposed name.
+#[derive(Debug, Clone)]
+pub struct ExposedTool {
+    /// `server__tool`.
+    pub name: String,
+    /// The server.
+    pub server: String,
+    /// The tool as the server described it.
+    pub tool: Tool,
+}
+
+/// A prompt under its exposed name.
+#[derive(Debug, Clone)]
+pub struct ExposedPrompt {
+    /// `server__prompt`.
+    pub name: String,
+    /// The server.
+    pub server: String,
+    /// The prompt as the server described it.
+    pub prompt: Prompt,
+}
+
+/// The state of one configured server, for `prise servers`.
+#[derive(Debug, Clone)]
+pub enum ServerState {
+    /// Mounted and answering.
+    Ready,
+    /// Could not be mounted.
+    Failed(MountError),
+    /// `disabled: true` in the configuration.
+    Disabled,
+}
+
+/// The mounted servers, the ones that failed, and the tables that route names.
+pub struct Mounts {
+    mounts: Vec<Mount>,
+    failed: Vec<MountError>,
+    disabled: Vec<String>,
+    events: broadcast::Sender<MountEvent>,
+    /// Tool and prompt routes, with the catalog generations they were built from.
+    routes: RwLock<Routes>,
+}
+
+#[derive(Default)]
+struct Routes {
+    generation: u64,
+    tools: Registry,
+    prompts: Registry,
+}
+
+impl Mounts {
+    /// Mounts every source at once. A server that fails or hangs is recorded, never
+    /// waited on beyond its own startup timeout, and never affects the others.
+    pub async fn start(sources: Vec<Source>, options: MountOptions) -> Mounts {
+        let (events, _) = broadcast::channel(256);
+        let mut disabled = Vec::new();
+        let mut tasks = tokio::task::JoinSet::new();
+        let count = sources.len();
+        for (index, source) in sources.into_iter().enumerate() {
+            if let Source::Configured(server) = &source
+                && server.disabled
+            {
+                disabled.push(server.name.clone());
+                continue;
+            }
+            let options = options.clone();
+            let events = events.clone();
+            tasks.spawn(async move {
+                let name = source.name().to_owned();
+                let result = match source {
+                    Source::Configured(server) => {
+                        Mount::connect(&server, &options, events.clone()).await
+                    }
+                    Source::InProcess { name, stream } => {
+                        Mount::in_process(&name, stream, &options, events.clone()).await
+                    }
+                };
+                let _ = events.send(match &result {
+                    Ok(mount) => MountEvent::Ready {
+                        server: name,
+                        elapsed: mount.startup(),
+                    },
+                    Err(e) => MountEvent::Failed {
+                        server: name,
+                        error: e.cause.clone(),
+                    },
+                });
+                (index, result)
+            });
+        }
+        let mut results: Vec<Option<Result<Mount, MountError>>> =
+            (0..count).map(|_| None).collect();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((index, result)) => results[index] = Some(result),
+                Err(e) => tracing::error!("a mount task panicked: {e}"),
+            }
+        }
+        let mut mounts = Vec::new();
+        let mut failed = Vec::new();
+        for result in results.into_iter().flatten() {
+            match result {
+                Ok(mount) => mounts.push(mount),
+                Err(e) => failed.push(e),
+            }
+        }
+        let mounts = Mounts {
+            mounts,
+            failed,
+            disabled,
+            events,
+            routes: RwLock::default(),
+        };
+        mounts.refresh_routes();
+        mounts
+    }
+
+    /// Events from every mount: readiness, list changes, progress.
+    pub fn subscribe(&self) -> broadcast::Receiver<MountEvent> {
+        self.events.subscribe()
+    }
+
+    /// The mounted servers, in configuration order.
+    pub fn mounts(&self) -> &[Mount] {
+        &self.mounts
+    }
+
+    /// Every configured server with its state, in configuration order of each group.
+    pub fn states(&self) -> Vec<(String, ServerState)> {
+        let ready = self
+            .mounts
+            .iter()
+            .map(|m| (m.name().to_owned(), ServerState::Ready));
+        let failed = self
+            .failed
+            .iter()
+            .map(|e| (e.server.clone(), ServerState::Failed(e.clone())));
+        let disabled = self
+            .disabled
+            .iter()
+            .map(|name| (name.clone(), ServerState::Disabled));
+        ready.chain(failed).chain(disabled).collect()
+    }
+
+    /// The servers that could not be mounted.
+    pub fn failures(&self) -> &[MountError] {
+        &self.failed
+    }
+
+    /// Every exposed tool, in mount order.
+    pub fn tools(&self) -> Vec<ExposedTool> {
+        self.refresh_routes();
+        let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
+        let mut exposed = Vec::new();
+        for (index, mount) in self.mounts.iter().enumerate() {
+            for tool in mount.tools() {
+                let name = exposed_name(mount.name(), &tool.name);
+                // Hidden when an earlier server already took the name.
+                if routes.tools.get(&name).is_some_and(|r| r.mount == index) {
+                    exposed.push(ExposedTool {
+                        name,
+                        server: mount.name().to_owned(),
+                        tool,
+                    });
+                }
+            }
+        }
+        exposed
+    }
+
+    /// Every exposed prompt, in mount order.
+    pub fn prompts(&self) -> Vec<ExposedPrompt> {
+        self.mounts
+            .iter()
+            .flat_map(|mount| {
+                mount
+                    .catalog()
+                    .prompts
+                    .into_iter()
+                    .map(|prompt| ExposedPrompt {
+                        name: exposed_name(mount.name(), &prompt.name),
+                        server: mount.name().to_owned(),
+                        prompt,
+                    })
+            })
+            .collect()
+    }
+
+    /// Every resource with its server.
+    pub fn resources(&self) -> Vec<(String, Resource)> {
+        self.mounts
+            .iter()
+            .flat_map(|mount| {
+                mount
+                    .catalog()
+                    .resources
+                    .into_iter()
+                    .map(|r| (mount.name().to_owned(), r))
+            })
+            .collect()
+    }
+
+    /// Every resource template with its server.
+    pub fn resource_templates(&self) -> Vec<(String, ResourceTemplate)> {
+        self.mounts
+            .iter()
+            .flat_map(|mount| {
+                mount
+                    .catalog()
+                    .templates
+                    .into_iter()
+                    .map(|t| (mount.name().to_owned(), t))
+            })
+            .collect()
+    }
+
+    /// Calls a tool by its exposed name.
+    pub async fn call_tool(
+        &self,
+        exposed: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, CallError> {
+        let route = self.route(exposed, |r| &r.tools);
+        let Some((mount, name)) = route else {
+            let suggestion = self
+                .routes
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .tools
+                .suggest(exposed);
+            return Err(CallError::UnknownTool {
+                name: exposed.to_owned(),
+                suggestion,
+            });
+        };
+        mount.call_tool(&name, arguments).await
+    }
+
+    /// Gets a prompt by its exposed name.
+    pub async fn get_prompt(
+        &self,
+        exposed: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, CallError> {
+        let Some((mount, name)) = self.route(exposed, |r| &r.prompts) else {
+            return Err(CallError::NotFound(format!(
+                "no prompt named {exposed}; `prise prompts` lists them"
+            )));
+        };
+        mount.get_prompt(&name, arguments).await
+    }
+
+    /// Reads a resource from the server that lists it, or, for a URI no server lists
+    /// (one from a template), from the only server with resources or the one named.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        server: Option<&str>,
+    ) -> Result<ReadResourceResult, CallError> {
+        let mount = match server {
+            Some(name) => self.mounts.iter().find(|m| m.name() == name),
+            None => self
+                .mounts
+                .iter()
+                .find(|m| m.catalog().resources.iter().any(|r| r.uri == uri))
+                .or_else(|| {
+                    let with_resources: Vec<&Mount> = self
+                        .mounts
+                        .iter()
+                        .filter(|m| {
+                            m.peer_info()
+                                .is_some_and(|i| i.capabilities.resources.is_some())
+                        })
+                        .collect();
+                    (with_resources.len() == 1).then(|| with_resources[0])
+                }),
+        };
+        match mount {
+            Some(mount) => mount.read_resource(uri).await,
+            None => Err(CallError::NotFound(format!(
+                "no mounted server lists {uri}; `prise resources` lists them, or name the server with --server"
+            ))),
+        }
+    }
+
+    /// Closes every mount at once, ending their processes.
+    pub async fn close(self) {
+        let mut tasks = tokio::task::JoinSet::new();
+        for mount in self.mounts {
+            tasks.spawn(mount.close());
+        }
+        // Each close is bounded by the SIGTERM grace period; this bounds a stuck task.
+        let _ = tokio::time::timeout(Duration::from_secs(10), async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
+    }
+
+    fn route(
+        &self,
+        exposed: &str,
+        pick: impl Fn(&Routes) -> &Registry,
+    ) -> Option<(&Mount, String)> {
+        self.refresh_routes();
+        let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
+        let route = pick(&routes).get(exposed)?;
+        Some((&self.mounts[route.mount], route.name.clone()))
+    }
+
+    /// Rebuilds the tables when a server's catalog changed since they were built.
+    fn refresh_routes(&self) {
+        let generation: u64 = self
+            .mounts
+            .iter()
+            .map(|m| m.shared.generation.load(Ordering::Acquire))
+            .sum();
+        if self
+            .routes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .generation
+            == generation
+            && generation != 0
+        {
+            return;
+        }
+        let tools = Registry::build(self.mounts.iter().map(|m| {
+            (
+                m.name(),
+                m.tools().into_iter().map(|t| t.name.to_string()).collect(),
+            )
+        }));
+        let prompts = Registry::build(self.mounts.iter().map(|m| {
+            (
+                m.name(),
+                m.catalog().prompts.into_iter().map(|p| p.name).collect(),
+            )
+        }));
+        *self.routes.write().unwrap_or_else(|e| e.into_inner()) = Routes {
+            generation,
+            tools,
+            prompts,
+        };
+    }
+}

@@ -1,0 +1,443 @@
+//! The inspector: `servers`, `tools`, `call`, `resources`, `read`, `prompts`, `prompt`.
+//! No model is involved; each command mounts, asks, prints, and closes.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
+use prise_mcp::{CallError, Mounts, ServerState};
+use serde_json::{Value, json};
+
+use crate::cli::{CallArgs, PromptArgs, ReadArgs, ServerFilter, ToolsArgs};
+use crate::commands::mounted::mount;
+use crate::failure::Failure;
+use crate::output;
+
+/// `prise servers`: each configured server's state, protocol, and what it offers.
+pub async fn servers(config: Option<&Path>, json: bool) -> Result<(), Failure> {
+    let mounts = mount(config).await?;
+    let mut rows = Vec::new();
+    for (name, state) in mounts.states() {
+        let mount = mounts.mounts().iter().find(|m| m.name() == name);
+        let info = mount.and_then(|m| m.peer_info());
+        let catalog = mount.map(|m| m.catalog()).unwrap_or_default();
+        rows.push(json!({
+            "name": name,
+            "state": match &state { ServerState::Ready => "ready", ServerState::Failed(_) => "failed", ServerState::Disabled => "disabled" },
+            "transport": mount.map(|m| m.transport()),
+            "protocolVersion": info.as_ref().map(|i| i.protocol_version.to_string()),
+            "serverInfo": info.as_ref().and_then(|i| i.server_info.as_ref()).map(|s| json!({"name": s.name, "version": s.version})),
+            "tools": mount.map(|m| m.tools().len()),
+            "resources": mount.map(|_| catalog.resources.len()),
+            "resourceTemplates": mount.map(|_| catalog.templates.len()),
+            "prompts": mount.map(|_| catalog.prompts.len()),
+            "startupMs": mount.map(|m| m.startup().as_millis() as u64),
+            "error": match &state { ServerState::Failed(e) => Some(e.cause.clone()), _ => None },
+            "stderrTail": match &state { ServerState::Failed(e) => e.stderr_tail.clone(), _ => Vec::new() },
+        }));
+    }
+    mounts.close().await;
+    let mut out = output::stdout();
+    if json {
+        output::json(&mut out, &rows)?;
+    } else {
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                let text = |key: &str| {
+                    r[key]
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| "-".to_owned())
+                };
+                let num = |key: &str| {
+                    r[key]
+                        .as_u64()
+                        .map(|n| n.to_string())
+                        .unwrap_or_else(|| "-".to_owned())
+                };
+                let server = r["serverInfo"]
+                    .as_object()
+                    .map(|s| {
+                        format!(
+                            "{} {}",
+                            s["name"].as_str().unwrap_or(""),
+                            s["version"].as_str().unwrap_or("")
+                        )
+                    })
+                    .unwrap_or_else(|| "-".to_owned());
+                let startup = r["startupMs"]
+                    .as_u64()
+                    .map(|ms| format!("{ms} ms"))
+                    .unwrap_or_else(|| "-".to_owned());
+                vec![
+                    text("name"),
+                    text("state"),
+                    text("transport"),
+                    text("protocolVersion"),
+                    server,
+                    num("tools"),
+                    num("resources"),
+                    num("prompts"),
+                    startup,
+                ]
+            })
+            .collect();
+        output::table(
+            &mut out,
+            &[
+                "NAME",
+                "STATE",
+                "TRANSPORT",
+                "PROTOCOL",
+                "SERVER",
+                "TOOLS",
+                "RESOURCES",
+                "PROMPTS",
+                "STARTUP",
+            ],
+            &table,
+        )?;
+        for row in &rows {
+            if let Some(error) = row["error"].as_str() {
+                writeln!(out, "\n{}: {error}", row["name"].as_str().unwrap_or(""))?;
+                for line in row["stderrTail"].as_array().into_iter().flatten() {
+                    writeln!(out, "  | {}", line.as_str().unwrap_or(""))?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `prise tools`: the tools as a model would see them.
+pub async fn tools(config: Option<&Path>, args: ToolsArgs) -> Result<(), Failure> {
+    let mounts = mount(config).await?;
+    check_server(&mounts, args.server.as_deref())?;
+    let tools: Vec<_> = mounts
+        .tools()
+        .into_iter()
+        .filter(|t| args.server.as_deref().is_none_or(|s| t.server == s))
+        .collect();
+    mounts.close().await;
+    let mut out = output::stdout();
+    if args.json {
+        let list: Vec<Value> = tools
+            .iter()
+            .map(|t| json!({"name": t.name, "server": t.server, "tool": t.tool}))
+            .collect();
+        output::json(&mut out, &list)?;
+    } else {
+        let rows: Vec<Vec<String>> = tools
+            .iter()
+            .map(|t| {
+                vec![
+                    t.name.clone(),
+                    first_line(
+                        t.tool
+                            .description
+                            .as_deref()
+                            .or(t.tool.title.as_deref())
+                            .unwrap_or(""),
+                    ),
+                ]
+            })
+            .collect();
+        output::table(&mut out, &["TOOL", "DESCRIPTION"], &rows)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `prise call`: one tool call; the text of the result, or all of it with `--json`.
+pub async fn call(config: Option<&Path>, args: CallArgs) -> Result<(), Failure> {
+    let arguments = parse_arguments(&args.arguments)?;
+    let mounts = mount(config).await?;
+    let result = mounts.call_tool(&args.tool, Some(arguments)).await;
+    mounts.close().await;
+    let result = result.map_err(call_failure)?;
+    let mut out = output::stdout();
+    if args.json {
+        output::json(&mut out, &result)?;
+    } else {
+        write_result(&mut out, &result)?;
+    }
+    out.flush()?;
+    if result.is_error == Some(true) {
+        return Err(Failure::Job(anyhow::anyhow!(
+            "{} reported an error",
+            args.tool
+        )));
+    }
+    Ok(())
+}
+
+/// `prise resources`: resources and resource templates.
+pub async fn resources(config: Option<&Path>, args: ServerFilter) -> Result<(), Failure> {
+    let mounts = mount(config).await?;
+    check_server(&mounts, args.server.as_deref())?;
+    let keep = |server: &String| args.server.as_deref().is_none_or(|s| s == server);
+    let resources: Vec<_> = mounts
+        .resources()
+        .into_iter()
+        .filter(|(s, _)| keep(s))
+        .collect();
+    let templates: Vec<_> = mounts
+        .resource_templates()
+        .into_iter()
+        .filter(|(s, _)| keep(s))
+        .collect();
+    mounts.close().await;
+    let mut out = output::stdout();
+    if args.json {
+        let value = json!({
+            "resources": resources.iter().map(|(server, r)| json!({"server": server, "resource": r})).collect::<Vec<_>>(),
+            "resourceTemplates": templates.iter().map(|(server, t)| json!({"server": server, "template": t})).collect::<Vec<_>>(),
+        });
+        output::json(&mut out, &value)?;
+    } else {
+        let mut rows: Vec<Vec<String>> = resources
+            .iter()
+            .map(|(server, r)| {
+                vec![
+                    server.clone(),
+                    r.uri.clone(),
+                    r.title.clone().unwrap_or_else(|| r.name.clone()),
+                    r.mime_type.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        rows.extend(templates.iter().map(|(server, t)| {
+            vec![
+                server.clone(),
+                t.uri_template.clone(),
+                t.title.clone().unwrap_or_else(|| t.name.clone()),
+                "(template)".to_owned(),
+            ]
+        }));
+        output::table(&mut out, &["SERVER", "URI", "NAME", "TYPE"], &rows)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `prise read`: one resource's contents.
+pub async fn read(config: Option<&Path>, args: ReadArgs) -> Result<(), Failure> {
+    let mounts = mount(config).await?;
+    let result = mounts
+        .read_resource(&args.uri, args.server.as_deref())
+        .await;
+    mounts.close().await;
+    let result = result.map_err(call_failure)?;
+    let mut out = output::stdout();
+    if args.json {
+        output::json(&mut out, &result)?;
+    } else {
+        for contents in &result.contents {
+            write_contents(&mut out, contents)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `prise prompts`: every prompt and its arguments (`*` marks required ones).
+pub async fn prompts(config: Option<&Path>, args: ServerFilter) -> Result<(), Failure> {
+    let mounts = mount(config).await?;
+    check_server(&mounts, args.server.as_deref())?;
+    let prompts: Vec<_> = mounts
+        .prompts()
+        .into_iter()
+        .filter(|p| args.server.as_deref().is_none_or(|s| p.server == s))
+        .collect();
+    mounts.close().await;
+    let mut out = output::stdout();
+    if args.json {
+        let list: Vec<Value> = prompts
+            .iter()
+            .map(|p| json!({"name": p.name, "server": p.server, "prompt": p.prompt}))
+            .collect();
+        output::json(&mut out, &list)?;
+    } else {
+        let rows: Vec<Vec<String>> = prompts
+            .iter()
+            .map(|p| {
+                let arguments: Vec<String> = p
+                    .prompt
+                    .arguments
+                    .iter()
+                    .flatten()
+                    .map(|a| {
+                        if a.required == Some(true) {
+                            format!("{}*", a.name)
+                        } else {
+                            a.name.clone()
+                        }
+                    })
+                    .collect();
+                vec![
+                    p.name.clone(),
+                    arguments.join(" "),
+                    first_line(p.prompt.description.as_deref().unwrap_or("")),
+                ]
+            })
+            .collect();
+        output::table(&mut out, &["PROMPT", "ARGUMENTS", "DESCRIPTION"], &rows)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `prise prompt NAME key=value...`: the prompt's messages.
+pub async fn prompt(config: Option<&Path>, args: PromptArgs) -> Result<(), Failure> {
+    let mut arguments = JsonObject::new();
+    for pair in &args.arguments {
+        let Some((key, value)) = pair.split_once('=') else {
+            return Err(Failure::usage(
+                format!("prompt argument {pair:?} is not key=value"),
+                "write each argument as name=value".to_owned(),
+            ));
+        };
+        arguments.insert(key.to_owned(), Value::String(value.to_owned()));
+    }
+    let mounts = mount(config).await?;
+    let result = mounts.get_prompt(&args.name, Some(arguments)).await;
+    mounts.close().await;
+    let result = result.map_err(call_failure)?;
+    let mut out = output::stdout();
+    if args.json {
+        output::json(&mut out, &result)?;
+    } else {
+        for message in &result.messages {
+            let role = serde_json::to_value(&message.role)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            write!(out, "{role}: ")?;
+            write_block(&mut out, &message.content)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Reads call arguments: a JSON object, or `-` for stdin.
+fn parse_arguments(text: &str) -> Result<JsonObject, Failure> {
+    let text = if text == "-" {
+        let mut buffer = String::new();
+        std::io::stdin().read_to_string(&mut buffer)?;
+        buffer
+    } else {
+        text.to_owned()
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(Failure::usage(
+            "tool arguments must be a JSON object",
+            r#"e.g. '{"keyword": "config"}'"#.to_owned(),
+        )),
+        Err(e) => Err(Failure::usage(
+            format!("tool arguments are not valid JSON: {e}"),
+            r#"e.g. '{"keyword": "config"}'"#.to_owned(),
+        )),
+    }
+}
+
+/// Prints a tool result for a person: each block as [`write_block`] does, and the
+/// structured content when there is no text.
+fn write_result(out: &mut impl Write, result: &CallToolResult) -> std::io::Result<()> {
+    for block in &result.content {
+        write_block(out, block)?;
+    }
+    let has_text = result
+        .content
+        .iter()
+        .any(|b| matches!(b, ContentBlock::Text(_)));
+    if !has_text && let Some(structured) = &result.structured_content {
+        serde_json::to_writer_pretty(&mut *out, structured)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Text as it is; anything else as a one-line note (`--json` shows it whole).
+fn write_block(out: &mut impl Write, block: &ContentBlock) -> std::io::Result<()> {
+    match block {
+        ContentBlock::Text(text) => write_text(out, &text.text),
+        ContentBlock::Image(image) => writeln!(
+            out,
+            "[image: {}, {} bytes base64]",
+            image.mime_type,
+            image.data.len()
+        ),
+        ContentBlock::Audio(audio) => writeln!(
+            out,
+            "[audio: {}, {} bytes base64]",
+            audio.mime_type,
+            audio.data.len()
+        ),
+        ContentBlock::ResourceLink(link) => writeln!(out, "[resource link: {}]", link.uri),
+        ContentBlock::Resource(embedded) => write_contents(out, &embedded.resource),
+        other => writeln!(out, "{}", serde_json::to_string(other).unwrap_or_default()),
+    }
+}
+
+fn write_contents(out: &mut impl Write, contents: &ResourceContents) -> std::io::Result<()> {
+    match contents {
+        ResourceContents::TextResourceContents { text, .. } => write_text(out, text),
+        ResourceContents::BlobResourceContents {
+            blob,
+            mime_type,
+            uri,
+            ..
+        } => {
+            writeln!(
+                out,
+                "[binary {uri}: {}, {} bytes base64]",
+                mime_type.as_deref().unwrap_or("unknown type"),
+                blob.len()
+            )
+        }
+        other => writeln!(out, "{}", serde_json::to_string(other).unwrap_or_default()),
+    }
+}
+
+fn write_text(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn check_server(mounts: &Mounts, server: Option<&str>) -> Result<(), Failure> {
+    match server {
+        Some(name) if !mounts.states().iter().any(|(n, _)| n == name) => Err(Failure::usage(
+            format!("no server named {name}"),
+            "`prise servers` lists the configured servers".to_owned(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A name the user got wrong is a usage error (2); a server that failed is a job
+/// failure (1).
+fn call_failure(error: CallError) -> Failure {
+    match &error {
+        CallError::UnknownTool { .. } => {
+            Failure::usage(&error, "`prise tools` lists the tools".to_owned())
+        }
+        CallError::NotFound(_) => Failure::usage(&error, None),
+        _ => Failure::Job(error.into()),
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("").trim();
+    if line.chars().count() > 100 {
+        format!("{}…", line.chars().take(99).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}

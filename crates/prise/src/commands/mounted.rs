@@ -1,0 +1,49 @@
+//! Mounting the configured servers (or the embedded docs server) for a command.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use prise_mcp::{MountOptions, Mounts, Source};
+
+use crate::commands::config;
+use crate::failure::Failure;
+
+/// The name of the embedded documentation server when no configuration is found.
+pub const DEFAULT_SERVER: &str = "docs";
+
+/// Mounts every server of the configuration, or prise's own docs server when there is
+/// no configuration. Servers that fail are reported on stderr and left out.
+pub async fn mount(path: Option<&Path>) -> Result<Mounts, Failure> {
+    let sources = match config::load(path)? {
+        Some(config) => config.servers.into_iter().map(Source::Configured).collect(),
+        None => {
+            tracing::debug!(
+                "no configuration found; mounting the embedded docs server as `{DEFAULT_SERVER}`"
+            );
+            let stream = prise_servers::serve::in_process(prise_servers::embedded_docs());
+            vec![Source::InProcess {
+                name: DEFAULT_SERVER.to_owned(),
+                stream,
+            }]
+        }
+    };
+    let count = sources.len();
+    let interactive = std::io::stderr().is_terminal();
+    if interactive && count > 1 {
+        eprint!("mounting {count} servers…\r");
+    }
+    let mounts = Mounts::start(sources, MountOptions::default()).await;
+    if interactive && count > 1 {
+        eprint!("\x1b[2K");
+    }
+    for failure in mounts.failures() {
+        eprintln!("warning: {failure}");
+        for line in &failure.stderr_tail {
+            eprintln!("  | {line}");
+        }
+        if let Some(log) = &failure.log {
+            eprintln!("  (full stderr in {})", log.display());
+        }
+    }
+    Ok(mounts)
+}
