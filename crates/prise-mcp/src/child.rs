@@ -47,6 +47,8 @@ pub fn kill_all_children() {
 #[derive(Debug, Default)]
 pub struct StderrLog {
     tail: Mutex<VecDeque<String>>,
+    /// Closed when the pipe reaches end-of-file.
+    done: tokio::sync::watch::Sender<bool>,
     /// The log file, when one could be opened.
     pub path: Option<PathBuf>,
 }
@@ -60,6 +62,13 @@ impl StderrLog {
             .iter()
             .cloned()
             .collect()
+    }
+
+    /// Waits until the server's stderr is fully read, or `limit` passes: a crashed
+    /// server's last words arrive just after it exits.
+    pub async fn closed(&self, limit: Duration) {
+        let mut done = self.done.subscribe();
+        let _ = tokio::time::timeout(limit, done.wait_for(|d| *d)).await;
     }
 
     fn push(&self, line: &str) {
@@ -133,8 +142,8 @@ pub fn spawn(
     let stderr_pipe = child.stderr.take().expect("stderr is piped");
     let log_path = log_dir.map(|dir| dir.join(format!("{name}.log")));
     let stderr = Arc::new(StderrLog {
-        tail: Mutex::default(),
         path: log_path.clone(),
+        ..StderrLog::default()
     });
     tokio::spawn(drain_stderr(
         stderr_pipe,
@@ -192,6 +201,7 @@ async fn drain_stderr(
             }
         }
     }
+    log.done.send_replace(true);
 }
 
 impl ChildServer {

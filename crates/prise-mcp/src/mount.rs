@@ -138,6 +138,9 @@ impl Mount {
                     Ok(Err(cause)) => {
                         // Give the stderr reader a moment to catch the last words of a crash.
                         let status = wait_briefly(&mut process).await;
+                        if status.is_some() {
+                            stderr.closed(Duration::from_millis(200)).await;
+                        }
                         process.terminate(TERMINATE_GRACE).await;
                         let cause = match status {
                             Some(status) => format!("{cause} (the process exited: {status})"),
@@ -455,8 +458,16 @@ async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, S
 
 fn describe_init(error: ClientInitializeError) -> String {
     match error {
-        ClientInitializeError::ConnectionClosed(_) => {
+        // Writing to a server that already exited fails with a broken pipe; to the user
+        // that is the same event as reading end-of-file from it.
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. }
+        | ClientInitializeError::Cancelled => {
             "closed the connection during the handshake".to_owned()
+        }
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => describe_init(*fallback),
+        ClientInitializeError::JsonRpcError(e) => {
+            format!("rejected the handshake: {} (code {})", e.message, e.code.0)
         }
         other => format!("handshake failed: {other}"),
     }

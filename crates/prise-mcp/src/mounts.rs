@@ -74,6 +74,8 @@ pub enum ServerState {
 
 /// The mounted servers, the ones that failed, and the tables that route names.
 pub struct Mounts {
+    /// Every source's name, in the order given.
+    order: Vec<String>,
     mounts: Vec<Mount>,
     failed: Vec<MountError>,
     disabled: Vec<String>,
@@ -97,6 +99,7 @@ impl Mounts {
         let mut disabled = Vec::new();
         let mut tasks = tokio::task::JoinSet::new();
         let count = sources.len();
+        let order = sources.iter().map(|s| s.name().to_owned()).collect();
         for (index, source) in sources.into_iter().enumerate() {
             if let Source::Configured(server) = &source
                 && server.disabled
@@ -146,6 +149,7 @@ impl Mounts {
             }
         }
         let mounts = Mounts {
+            order,
             mounts,
             failed,
             disabled,
@@ -166,21 +170,21 @@ impl Mounts {
         &self.mounts
     }
 
-    /// Every configured server with its state, in configuration order of each group.
+    /// Every server with its state, in the order they were given.
     pub fn states(&self) -> Vec<(String, ServerState)> {
-        let ready = self
-            .mounts
+        self.order
             .iter()
-            .map(|m| (m.name().to_owned(), ServerState::Ready));
-        let failed = self
-            .failed
-            .iter()
-            .map(|e| (e.server.clone(), ServerState::Failed(e.clone())));
-        let disabled = self
-            .disabled
-            .iter()
-            .map(|name| (name.clone(), ServerState::Disabled));
-        ready.chain(failed).chain(disabled).collect()
+            .map(|name| {
+                let state = if let Some(error) = self.failed.iter().find(|e| &e.server == name) {
+                    ServerState::Failed(error.clone())
+                } else if self.disabled.contains(name) {
+                    ServerState::Disabled
+                } else {
+                    ServerState::Ready
+                };
+                (name.clone(), state)
+            })
+            .collect()
     }
 
     /// The servers that could not be mounted.

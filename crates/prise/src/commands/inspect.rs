@@ -9,13 +9,13 @@ use prise_mcp::{CallError, Mounts, ServerState};
 use serde_json::{Value, json};
 
 use crate::cli::{CallArgs, PromptArgs, ReadArgs, ServerFilter, ToolsArgs};
-use crate::commands::mounted::mount;
+use crate::commands::mounted::{mount, mount_quietly};
 use crate::failure::Failure;
 use crate::output;
 
 /// `prise servers`: each configured server's state, protocol, and what it offers.
 pub async fn servers(config: Option<&Path>, json: bool) -> Result<(), Failure> {
-    let mounts = mount(config).await?;
+    let mounts = mount_quietly(config).await?;
     let mut rows = Vec::new();
     for (name, state) in mounts.states() {
         let mount = mounts.mounts().iter().find(|m| m.name() == name);
@@ -100,7 +100,11 @@ pub async fn servers(config: Option<&Path>, json: bool) -> Result<(), Failure> {
         )?;
         for row in &rows {
             if let Some(error) = row["error"].as_str() {
-                writeln!(out, "\n{}: {error}", row["name"].as_str().unwrap_or(""))?;
+                writeln!(
+                    out,
+                    "\nserver {}: {error}",
+                    row["name"].as_str().unwrap_or("")
+                )?;
                 for line in row["stderrTail"].as_array().into_iter().flatten() {
                     writeln!(out, "  | {}", line.as_str().unwrap_or(""))?;
                 }

@@ -14,6 +14,21 @@ pub const DEFAULT_SERVER: &str = "docs";
 /// Mounts every server of the configuration, or prise's own docs server when there is
 /// no configuration. Servers that fail are reported on stderr and left out.
 pub async fn mount(path: Option<&Path>) -> Result<Mounts, Failure> {
+    let mounts = mount_quietly(path).await?;
+    for failure in mounts.failures() {
+        eprintln!("warning: {failure}");
+        for line in &failure.stderr_tail {
+            eprintln!("  | {line}");
+        }
+        if let Some(log) = &failure.log {
+            eprintln!("  (full stderr in {})", log.display());
+        }
+    }
+    Ok(mounts)
+}
+
+/// [`mount`] without reporting failures, for commands whose output shows them.
+pub async fn mount_quietly(path: Option<&Path>) -> Result<Mounts, Failure> {
     let sources = match config::load(path)? {
         Some(config) => config.servers.into_iter().map(Source::Configured).collect(),
         None => {
@@ -35,15 +50,6 @@ pub async fn mount(path: Option<&Path>) -> Result<Mounts, Failure> {
     let mounts = Mounts::start(sources, MountOptions::default()).await;
     if interactive && count > 1 {
         eprint!("\x1b[2K");
-    }
-    for failure in mounts.failures() {
-        eprintln!("warning: {failure}");
-        for line in &failure.stderr_tail {
-            eprintln!("  | {line}");
-        }
-        if let Some(log) = &failure.log {
-            eprintln!("  (full stderr in {})", log.display());
-        }
     }
     Ok(mounts)
 }
