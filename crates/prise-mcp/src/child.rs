@@ -194,11 +194,11 @@ async fn drain_stderr(
         let text = text.trim_end_matches(['\n', '\r']);
         tracing::debug!(server = %name, "stderr: {text}");
         log.push(text);
-        if let Some(f) = file.as_mut() {
-            if written < MAX_LOG_BYTES {
-                written += line.len() as u64;
-                let _ = f.write_all(&line);
-            }
+        if let Some(f) = file.as_mut()
+            && written < MAX_LOG_BYTES
+        {
+            written += line.len() as u64;
+            let _ = f.write_all(&line);
         }
     }
     log.done.send_replace(true);
@@ -239,14 +239,13 @@ impl ChildServer {
 
 impl Drop for ChildServer {
     fn drop(&mut self) {
-        if let Some(pgid) = self.pgid {
-            if LIVE_GROUPS
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&pgid.as_raw_nonzero().get())
-            {
-                let _ = kill_process_group(pgid, Signal::KILL);
-            }
+        let Some(pgid) = self.pgid else { return };
+        let live = LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&pgid.as_raw_nonzero().get());
+        if live {
+            let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
 }

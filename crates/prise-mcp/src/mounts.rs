@@ -20,7 +20,7 @@ use crate::registry::{Registry, exposed_name};
 #[derive(Debug)]
 pub enum Source {
     /// A server from the configuration.
-    Configured(Server),
+    Configured(Box<Server>),
     /// A server running in this process, reached through an in-memory stream.
     InProcess {
         /// Its name.
@@ -28,6 +28,12 @@ pub enum Source {
         /// prise's end of the stream.
         stream: InProcessStream,
     },
+}
+
+impl From<Server> for Source {
+    fn from(server: Server) -> Source {
+        Source::Configured(Box::new(server))
+    }
 }
 
 impl Source {

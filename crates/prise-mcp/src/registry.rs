@@ -38,13 +38,17 @@ impl Registry {
         for (index, (server, names)) in mounts.into_iter().enumerate() {
             for name in names {
                 let exposed = exposed_name(server, &name);
-                if registry.routes.contains_key(&exposed) {
-                    tracing::warn!("{exposed} is exposed by two servers; {server}'s is hidden");
-                    registry.conflicts.push(exposed);
-                } else {
-                    registry
-                        .routes
-                        .insert(exposed, Route { mount: index, name });
+                match registry.routes.entry(exposed) {
+                    std::collections::hash_map::Entry::Occupied(taken) => {
+                        tracing::warn!(
+                            "{} is exposed by two servers; {server}'s is hidden",
+                            taken.key()
+                        );
+                        registry.conflicts.push(taken.key().clone());
+                    }
+                    std::collections::hash_map::Entry::Vacant(free) => {
+                        free.insert(Route { mount: index, name });
+                    }
                 }
             }
         }

@@ -53,10 +53,7 @@ async fn reference_servers_mount_side_by_side_with_a_broken_one() {
         files = files.path().display(),
         venv = peers.join("venv").display(),
     );
-    let sources = servers(&config)
-        .into_iter()
-        .map(Source::Configured)
-        .collect();
+    let sources = servers(&config).into_iter().map(Source::from).collect();
     // server-filesystem serves the client's roots, when it offers some, instead of the
     // folders on its command line.
     let mounts = Mounts::start(
@@ -237,10 +234,7 @@ async fn a_python_sdk_server_resource_then_tool() {
         fixture("weather_server.py")
     );
     let mounts = Mounts::start(
-        servers(&config)
-            .into_iter()
-            .map(Source::Configured)
-            .collect(),
+        servers(&config).into_iter().map(Source::from).collect(),
         options(logs.path()),
     )
     .await;

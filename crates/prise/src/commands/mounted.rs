@@ -30,7 +30,7 @@ pub async fn mount(path: Option<&Path>) -> Result<Mounts, Failure> {
 /// [`mount`] without reporting failures, for commands whose output shows them.
 pub async fn mount_quietly(path: Option<&Path>) -> Result<Mounts, Failure> {
     let sources = match config::load(path)? {
-        Some(config) => config.servers.into_iter().map(Source::Configured).collect(),
+        Some(config) => config.servers.into_iter().map(Source::from).collect(),
         None => {
             tracing::debug!(
                 "no configuration found; mounting the embedded docs server as `{DEFAULT_SERVER}`"

@@ -1,0 +1,206 @@
+//! Misbehaving servers (tests/fixtures/bad_server.py): each failure is clear, touches
+//! nothing else, and leaves no process or file descriptor behind.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{alive, eventually, fixture, processes_with, servers};
+use prise_mcp::model::{ContentBlock, JsonObject};
+use prise_mcp::{CallError, MountOptions, Mounts, Source};
+
+/// Mounts the bad server in `mode` next to a well-behaved one, with short timeouts.
+async fn mount(mode: &str, marker: &str) -> Mounts {
+    let script = fixture("bad_server.py");
+    let config = format!(
+        r#"{{"mcpServers": {{
+  "bad": {{"command": "python3", "args": ["{script}", "{mode}", "{marker}"], "timeout": {{"startup": 3, "call": 2}}, "restart": "never"}},
+  "good": {{"command": "python3", "args": ["{script}", "normal", "{marker}-good"]}}
+}}}}"#
+    );
+    let options = MountOptions {
+        log_dir: None,
+        ..MountOptions::default()
+    };
+    Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        options,
+    )
+    .await
+}
+
+fn args(message: &str) -> Option<JsonObject> {
+    serde_json::json!({"message": message}).as_object().cloned()
+}
+
+fn text(result: &prise_mcp::model::CallToolResult) -> String {
+    match &result.content[0] {
+        ContentBlock::Text(t) => t.text.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The good neighbour still answers.
+async fn good_still_works(mounts: &Mounts) {
+    let result = mounts.call_tool("good__echo", args("fine")).await.unwrap();
+    assert_eq!(text(&result), "echo: fine");
+}
+
+/// Closes and checks that no process with `marker` remains.
+async fn close_cleanly(mounts: Mounts, marker: &str) {
+    let pids = processes_with(marker);
+    mounts.close().await;
+    assert!(
+        eventually(Duration::from_secs(5), || pids.iter().all(|&p| !alive(p))).await,
+        "left running: {pids:?}"
+    );
+    assert!(processes_with(marker).is_empty());
+}
+
+fn marker(name: &str) -> String {
+    format!("prise-test-{name}-{}", std::process::id())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn junk_and_partial_lines_are_skipped() {
+    let m = marker("junk");
+    let mounts = mount("junk", &m).await;
+    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
+    assert_eq!(
+        text(&mounts.call_tool("bad__echo", args("a")).await.unwrap()),
+        "echo: a"
+    );
+    good_still_works(&mounts).await;
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_is_skipped() {
+    let m = marker("utf8");
+    let mounts = mount("utf8", &m).await;
+    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
+    assert_eq!(
+        text(&mounts.call_tool("bad__echo", args("b")).await.unwrap()),
+        "echo: b"
+    );
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_100_mib_line_is_refused_with_bounded_memory() {
+    let m = marker("huge");
+    let mounts = mount("huge", &m).await;
+    let error = mounts.call_tool("bad__huge", None).await.unwrap_err();
+    assert!(matches!(error, CallError::Timeout { .. }), "{error}");
+    // The connection survives the dropped line.
+    assert_eq!(
+        text(&mounts.call_tool("bad__echo", args("after")).await.unwrap()),
+        "echo: after"
+    );
+    // rmcp drops lines over 16 MiB instead of buffering them: the peak stays far
+    // below the 100 MiB that was written.
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kib < 96 * 1024, "peak RSS {peak_kib} KiB");
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_server_times_out_at_startup_without_delaying_the_others() {
+    let m = marker("silent");
+    let started = Instant::now();
+    let mounts = mount("silent", &m).await;
+    let failure = &mounts.failures()[0];
+    assert_eq!(failure.server, "bad");
+    assert!(
+        failure.cause.contains("did not start within 3s"),
+        "{}",
+        failure.cause
+    );
+    // Bounded by the startup timeout, not by the server.
+    assert!(started.elapsed() < Duration::from_secs(10));
+    good_still_works(&mounts).await;
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exiting_during_a_call_is_a_clear_error() {
+    let m = marker("exit");
+    let mounts = mount("exit", &m).await;
+    let error = mounts.call_tool("bad__exit", None).await.unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, CallError::Closed { .. }), "{message}");
+    assert!(
+        message.contains("server bad closed the connection during tools/call"),
+        "{message}"
+    );
+    assert!(message.contains("exit status: 7"), "{message}");
+    assert!(message.contains("fatal: exiting mid-call"), "{message}");
+    // A later call fails at once rather than hanging.
+    let again = tokio::time::timeout(
+        Duration::from_secs(5),
+        mounts.call_tool("bad__echo", args("x")),
+    )
+    .await;
+    assert!(matches!(again, Ok(Err(_))), "{again:?}");
+    good_still_works(&mounts).await;
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_with_the_wrong_id_times_out_naming_server_and_method() {
+    let m = marker("wrongid");
+    let mounts = mount("wrong-id", &m).await;
+    let error = mounts.call_tool("bad__echo", args("x")).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "server bad did not answer tools/call within 2 s"
+    );
+    good_still_works(&mounts).await;
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stderr_flood_does_not_block_the_server() {
+    let m = marker("flood");
+    let mounts = mount("flood", &m).await;
+    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
+    assert_eq!(
+        text(&mounts.call_tool("bad__echo", args("c")).await.unwrap()),
+        "echo: c"
+    );
+    let tail = mounts.mounts()[0].stderr_tail();
+    assert_eq!(tail.len(), 20);
+    assert!(tail.iter().all(|l| l.chars().count() <= 400));
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicate_tool_names_are_listed_once() {
+    let m = marker("dup");
+    let mounts = mount("duplicate", &m).await;
+    let names: Vec<String> = mounts
+        .tools()
+        .into_iter()
+        .filter(|t| t.server == "bad")
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["bad__echo", "bad__other"]);
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_tools_across_pages() {
+    let m = marker("many");
+    let mounts = mount("many", &m).await;
+    let tools = mounts.tools();
+    assert_eq!(tools.iter().filter(|t| t.server == "bad").count(), 10_000);
+    assert_eq!(tools[9_999].name, "bad__t09999");
+    let result = mounts.call_tool("bad__t05000", args("deep")).await.unwrap();
+    assert_eq!(text(&result), "echo: deep");
+    close_cleanly(mounts, &m).await;
+}
