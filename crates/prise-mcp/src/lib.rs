@@ -13,6 +13,7 @@ pub mod child;
 mod client;
 mod error;
 mod event;
+mod http;
 mod mount;
 mod mounts;
 pub mod registry;

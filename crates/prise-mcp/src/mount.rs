@@ -24,6 +24,7 @@ use crate::child::{self, ChildServer, StderrLog};
 use crate::client::{Client, Shared};
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
+use crate::http;
 
 /// How long a server gets to exit after SIGTERM before it is killed.
 pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
@@ -160,11 +161,42 @@ impl Mount {
                     }
                 }
             }
-            Transport::Http(_) | Transport::Sse(_) => Err(fail(
-                format!(
-                    "the {} transport is not available in this build yet",
-                    server.transport.kind()
-                ),
+            Transport::Http(remote) => {
+                let transport = http::transport(remote).map_err(|cause| fail(cause, None))?;
+                let handshake = async {
+                    let service = serve_client_with_lifecycle(client, transport, lifecycle)
+                        .await
+                        .map_err(describe_init)?;
+                    let catalog = list(&service).await?;
+                    Ok::<_, String>((service, catalog))
+                };
+                match tokio::time::timeout(server.startup_timeout, handshake).await {
+                    Ok(Ok((service, catalog))) => {
+                        shared.set_catalog(|c| *c = catalog);
+                        Ok(Mount {
+                            name: server.name.clone(),
+                            transport: "http",
+                            service,
+                            child: Mutex::new(None),
+                            stderr: None,
+                            shared,
+                            filter: server.tools.clone(),
+                            call_timeout: server.call_timeout,
+                            startup: started.elapsed(),
+                        })
+                    }
+                    Ok(Err(cause)) => Err(fail(format!("{cause} ({})", remote.url), None)),
+                    Err(_) => Err(fail(
+                        format!(
+                            "did not answer within {:?} (startup timeout; {})",
+                            server.startup_timeout, remote.url
+                        ),
+                        None,
+                    )),
+                }
+            }
+            Transport::Sse(_) => Err(fail(
+                "the legacy HTTP+SSE transport is not available in this build yet".to_owned(),
                 None,
             )),
         }
@@ -459,10 +491,19 @@ async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, S
 fn describe_init(error: ClientInitializeError) -> String {
     match error {
         // Writing to a server that already exited fails with a broken pipe; to the user
-        // that is the same event as reading end-of-file from it.
-        ClientInitializeError::ConnectionClosed(_)
-        | ClientInitializeError::TransportError { .. }
-        | ClientInitializeError::Cancelled => {
+        // that is the same event as reading end-of-file from it. Other transport errors
+        // (a refused connection, an HTTP status) are worth showing as they are.
+        ClientInitializeError::TransportError { error, .. } => match root_cause(&error) {
+            Some(Cause::System(cause)) if !cause.contains("Broken pipe") => {
+                format!("cannot connect: {cause}")
+            }
+            Some(Cause::Protocol(cause)) if cause.contains("authorization required") => {
+                format!("{cause} (is the token in its headers set and valid?)")
+            }
+            Some(Cause::Protocol(cause)) => format!("handshake failed: {cause}"),
+            _ => "closed the connection during the handshake".to_owned(),
+        },
+        ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::Cancelled => {
             "closed the connection during the handshake".to_owned()
         }
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => describe_init(*fallback),
@@ -470,6 +511,37 @@ fn describe_init(error: ClientInitializeError) -> String {
             format!("rejected the handshake: {} (code {})", e.message, e.code.0)
         }
         other => format!("handshake failed: {other}"),
+    }
+}
+
+/// What the innermost error of a chain says.
+enum Cause {
+    /// The operating system's words: a refused or reset connection, a broken pipe.
+    System(String),
+    /// The peer's or the protocol's: an HTTP status, a rejected request.
+    Protocol(String),
+}
+
+/// The innermost error of a chain: the one that says what actually happened.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
+    let mut current = error.source()?;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    // rmcp wraps reqwest's error without exposing it as a source, so the system's
+    // words ("Connection refused") only survive in the debug form.
+    let debug = format!("{current:?}");
+    if let Some(start) = debug.find("message: \"") {
+        let rest = &debug[start + 10..];
+        if let Some(end) = rest.find('"') {
+            return Some(Cause::System(rest[..end].to_owned()));
+        }
+    }
+    let text = current.to_string();
+    if text.contains("Broken pipe") {
+        Some(Cause::System(text))
+    } else {
+        Some(Cause::Protocol(text))
     }
 }
 

@@ -18,7 +18,11 @@ fn peers() -> PathBuf {
     let dir = std::env::var_os("PRISE_PEERS")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/peers"));
-    assert!(dir.join("npm/node_modules").is_dir(), "run scripts/peers.sh first ({} is missing)", dir.display());
+    assert!(
+        dir.join("npm/node_modules").is_dir(),
+        "run scripts/peers.sh first ({} is missing)",
+        dir.display()
+    );
     dir
 }
 
@@ -38,7 +42,11 @@ fn with_no_configuration_the_embedded_docs_are_mounted() {
         .success()
         .stdout(predicate::str::is_match(r"^README\.md:\d+: ").unwrap());
     prise(home.path())
-        .args(["call", "docs__read_doc", r#"{"path":"docs-server.md","start":1,"end":1}"#])
+        .args([
+            "call",
+            "docs__read_doc",
+            r#"{"path":"docs-server.md","start":1,"end":1}"#,
+        ])
         .assert()
         .success()
         .stdout("1: # The documentation server\n");
@@ -48,10 +56,16 @@ fn with_no_configuration_the_embedded_docs_are_mounted() {
         .success()
         .stdout(predicate::str::starts_with("# Mounting servers\n"));
     prise(home.path())
-        .args(["prompt", "docs__cite_answer", "question=How do I mount a server?"])
+        .args([
+            "prompt",
+            "docs__cite_answer",
+            "question=How do I mount a server?",
+        ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Question: How do I mount a server?"));
+        .stdout(predicate::str::contains(
+            "Question: How do I mount a server?",
+        ));
 }
 
 #[test]
@@ -62,7 +76,9 @@ fn tool_errors_exit_1_and_wrong_names_exit_2() {
         .args(["call", "docs__read_doc", r#"{"path":"../etc/passwd"}"#])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("error: path must not contain '..'"))
+        .stdout(predicate::str::contains(
+            "error: path must not contain '..'",
+        ))
         .stderr("error: docs__read_doc reported an error\n");
     prise(home.path())
         .args(["call", "docs__grep_doc", "{}"])
@@ -73,7 +89,9 @@ fn tool_errors_exit_1_and_wrong_names_exit_2() {
         .args(["call", "docs__grep_docs", "[1]"])
         .assert()
         .code(2)
-        .stderr(predicate::str::starts_with("error: tool arguments must be a JSON object"));
+        .stderr(predicate::str::starts_with(
+            "error: tool arguments must be a JSON object",
+        ));
     // Arguments from stdin.
     prise(home.path())
         .args(["call", "docs__grep_docs", "-"])
@@ -86,11 +104,20 @@ fn tool_errors_exit_1_and_wrong_names_exit_2() {
 #[test]
 fn json_output_parses() {
     let home = tempfile::tempdir().unwrap();
-    let out = prise(home.path()).args(["tools", "--json"]).output().unwrap();
+    let out = prise(home.path())
+        .args(["tools", "--json"])
+        .output()
+        .unwrap();
     let tools: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(tools.as_array().unwrap().len(), 3);
-    assert_eq!(tools[0]["tool"]["inputSchema"]["properties"]["keyword"]["type"], "string");
-    let out = prise(home.path()).args(["servers", "--json"]).output().unwrap();
+    assert_eq!(
+        tools[0]["tool"]["inputSchema"]["properties"]["keyword"]["type"],
+        "string"
+    );
+    let out = prise(home.path())
+        .args(["servers", "--json"])
+        .output()
+        .unwrap();
     let servers: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(servers[0]["name"], "docs");
     assert_eq!(servers[0]["state"], "ready");

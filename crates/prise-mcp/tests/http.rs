@@ -1,0 +1,197 @@
+//! Streamable HTTP: server-everything over HTTP, and endpoints that fail (500, 401,
+//! hanging), each a clear failure that leaves the other servers alone.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{fixture, peers, servers};
+use prise_mcp::model::ContentBlock;
+use prise_mcp::{MountOptions, Mounts, Source};
+
+/// A child process killed when the test ends, however it ends.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A free loopback port (bound then released: another process could take it in
+/// between, which on a test machine does not happen in practice).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts server-everything over Streamable HTTP and waits until it accepts connections.
+fn everything_http() -> (Guard, u16) {
+    let port = free_port();
+    let child = Command::new("node")
+        .arg(peers().join("npm/node_modules/.bin/mcp-server-everything"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let guard = Guard(child);
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (guard, port);
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("server-everything did not listen on {port}");
+}
+
+/// Starts the bad HTTP endpoint in `mode`.
+fn bad_http(mode: &str) -> (Guard, u16) {
+    let mut child = Command::new("python3")
+        .arg(fixture("bad_http_server.py"))
+        .arg(mode)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (Guard(child), line.trim().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_over_streamable_http() {
+    let (_server, port) = everything_http();
+    let config = format!(
+        r#"{{"mcpServers": {{"everything": {{"url": "http://127.0.0.1:{port}/mcp", "headers": {{"X-Trace": "prise-test"}}}}}}}}"#
+    );
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        MountOptions::default(),
+    )
+    .await;
+    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
+    assert_eq!(mounts.mounts()[0].transport(), "http");
+    assert_eq!(mounts.tools().len(), 14);
+    let result = mounts
+        .call_tool(
+            "everything__echo",
+            serde_json::json!({"message": "over http"})
+                .as_object()
+                .cloned(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(&result.content[0], ContentBlock::Text(t) if t.text == "Echo: over http"),
+        "{result:?}"
+    );
+    // Several calls in flight on one session.
+    let calls = (0..8).map(|i| {
+        mounts.call_tool(
+            "everything__echo",
+            serde_json::json!({"message": format!("n{i}")})
+                .as_object()
+                .cloned(),
+        )
+    });
+    for (i, result) in futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        let result = result.unwrap();
+        assert!(
+            matches!(&result.content[0], ContentBlock::Text(t) if t.text == format!("Echo: n{i}"))
+        );
+    }
+    mounts.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_endpoints_are_reported_and_isolated() {
+    let (_e500, p500) = bad_http("500");
+    let (_e401, p401) = bad_http("401");
+    let (_hang, phang) = bad_http("hang-headers");
+    let (_stream, pstream) = bad_http("hang-stream");
+    let refused = free_port();
+    let config = format!(
+        r#"{{"mcpServers": {{
+  "e500": {{"url": "http://127.0.0.1:{p500}/mcp"}},
+  "e401": {{"url": "http://127.0.0.1:{p401}/mcp", "headers": {{"Authorization": "Bearer wrong"}}}},
+  "hang": {{"url": "http://127.0.0.1:{phang}/mcp", "timeout": {{"startup": 1}}}},
+  "stream": {{"url": "http://127.0.0.1:{pstream}/mcp", "timeout": {{"startup": 1}}}},
+  "refused": {{"url": "http://127.0.0.1:{refused}/mcp"}},
+  "docs": {{"command": "python3", "args": ["{bad}", "normal"]}}
+}}}}"#,
+        bad = fixture("bad_server.py")
+    );
+    let started = std::time::Instant::now();
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        MountOptions::default(),
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    let cause = |name: &str| {
+        mounts
+            .failures()
+            .iter()
+            .find(|f| f.server == name)
+            .map(|f| f.cause.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        cause("e500").starts_with("handshake failed: HTTP 500"),
+        "{}",
+        cause("e500")
+    );
+    assert!(
+        cause("e401").starts_with("authorization required"),
+        "{}",
+        cause("e401")
+    );
+    assert!(
+        cause("e401").contains("is the token in its headers set and valid?"),
+        "{}",
+        cause("e401")
+    );
+    assert!(
+        cause("hang").contains("did not answer within 1s"),
+        "{}",
+        cause("hang")
+    );
+    assert!(
+        cause("stream").contains("did not answer within 1s"),
+        "{}",
+        cause("stream")
+    );
+    assert!(
+        cause("refused").starts_with("cannot connect: Connection refused"),
+        "{}",
+        cause("refused")
+    );
+    assert_eq!(mounts.failures().len(), 5);
+    // The healthy neighbour is untouched.
+    let result = mounts
+        .call_tool(
+            "docs__echo",
+            serde_json::json!({"message": "ok"}).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(&result.content[0], ContentBlock::Text(t) if t.text == "echo: ok"));
+    mounts.close().await;
+}
