@@ -61,6 +61,7 @@ pub struct Mount {
     transport: &'static str,
     service: RunningService<RoleClient, Client>,
     child: Mutex<Option<ChildServer>>,
+    pid: Option<u32>,
     stderr: Option<Arc<StderrLog>>,
     pub(crate) shared: Arc<Shared>,
     filter: ToolFilter,
@@ -128,6 +129,7 @@ impl Mount {
                             name: server.name.clone(),
                             transport: "stdio",
                             service,
+                            pid: process.pid(),
                             child: Mutex::new(Some(process)),
                             stderr: Some(stderr),
                             shared,
@@ -178,6 +180,7 @@ impl Mount {
                             transport: "http",
                             service,
                             child: Mutex::new(None),
+                            pid: None,
                             stderr: None,
                             shared,
                             filter: server.tools.clone(),
@@ -232,6 +235,7 @@ impl Mount {
             transport: "in-process",
             service,
             child: Mutex::new(None),
+            pid: None,
             stderr: None,
             shared,
             filter: ToolFilter::default(),
@@ -253,6 +257,11 @@ impl Mount {
     /// What the server said about itself: protocol version, capabilities, name.
     pub fn peer_info(&self) -> Option<Arc<ServerPeerInfo>> {
         self.service.peer_info()
+    }
+
+    /// The process id of a stdio server (the leader of its process group).
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
     }
 
     /// How long it took to start and list.

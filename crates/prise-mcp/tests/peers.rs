@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{alive, eventually, fixture, peers, processes_with, servers};
+use common::{alive, eventually, fixture, peers, servers};
 use prise_mcp::model::{ContentBlock, ResourceContents};
 use prise_mcp::{MountOptions, Mounts, ServerState, Source};
 
@@ -209,11 +209,8 @@ async fn reference_servers_mount_side_by_side_with_a_broken_one() {
     assert!(serde_json::to_string(&prompt).unwrap().contains("Lyon"));
 
     // Closing leaves nothing behind.
-    let pids: Vec<u32> = ["everything", "filesystem", "time"]
-        .iter()
-        .flat_map(|name| processes_with(&format!("mcp-server-{name}")))
-        .collect();
-    assert!(pids.len() >= 3, "{pids:?}");
+    let pids: Vec<u32> = mounts.mounts().iter().filter_map(|m| m.pid()).collect();
+    assert_eq!(pids.len(), 3, "{pids:?}");
     mounts.close().await;
     assert!(
         eventually(Duration::from_secs(5), || pids
