@@ -31,6 +31,14 @@ pub enum CallError {
         /// The closest exposed name, when one is close.
         suggestion: Option<String>,
     },
+    /// The name belongs to a configured server that could not be mounted.
+    #[error("server {server} is not available: {cause}")]
+    Unavailable {
+        /// The server.
+        server: String,
+        /// Why it was not mounted.
+        cause: String,
+    },
     /// No mounted server exposes this prompt, or knows this resource.
     #[error("{0}")]
     NotFound(String),

@@ -14,7 +14,7 @@ use tokio::sync::broadcast;
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
 use crate::mount::{InProcessStream, Mount, MountOptions};
-use crate::registry::{Registry, exposed_name};
+use crate::registry::{Registry, SEPARATOR, exposed_name};
 
 /// A server to mount.
 #[derive(Debug)]
@@ -273,6 +273,16 @@ impl Mounts {
     ) -> Result<CallToolResult, CallError> {
         let route = self.route(exposed, |r| &r.tools);
         let Some((mount, name)) = route else {
+            if let Some(failed) = self
+                .failures()
+                .iter()
+                .find(|f| exposed.starts_with(&format!("{}{SEPARATOR}", f.server)))
+            {
+                return Err(CallError::Unavailable {
+                    server: failed.server.clone(),
+                    cause: failed.cause.clone(),
+                });
+            }
             let suggestion = self
                 .routes
                 .read()

@@ -29,3 +29,164 @@ pub async fn stdio<S: ServerHandler>(server: S) -> std::io::Result<()> {
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }
+
+/// How `serve --http` answers: where, and who may ask.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// A bearer token every request must carry, when set.
+    pub token: Option<String>,
+    /// Host names accepted in the `Host` header (DNS rebinding protection); loopback
+    /// names always are.
+    pub extra_hosts: Vec<String>,
+}
+
+/// Path of the MCP endpoint.
+pub const HTTP_PATH: &str = "/mcp";
+
+/// Serves `server` over Streamable HTTP at `/mcp` on `listener` until `shutdown`
+/// resolves. Both protocol eras are served: the dated ones with sessions, 2026-07-28
+/// statelessly. `Host` and `Origin` are checked against loopback names so that a web
+/// page cannot reach the server through DNS rebinding.
+pub async fn http<S>(
+    server: S,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()>
+where
+    S: ServerHandler + Clone + Send + Sync + 'static,
+{
+    use std::sync::Arc;
+
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let port = listener.local_addr()?.port();
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+        "[::1]".to_owned(),
+    ];
+    hosts.extend(options.extra_hosts.iter().cloned());
+    let origins: Vec<String> = hosts
+        .iter()
+        .filter(|h| !h.contains(':') || h.starts_with('['))
+        .flat_map(|h| [format!("http://{h}:{port}"), format!("https://{h}:{port}")])
+        .collect();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+        .with_cancellation_token(cancel.clone());
+    let mcp = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token: Option<Arc<str>> = options.token.map(Into::into);
+
+    let accept = async {
+        loop {
+            let (stream, _) = match listener.accept().await {
+                Ok(conn) => conn,
+                Err(e) => {
+                    // Out of descriptors and the like: wait rather than spin.
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let mcp = mcp.clone();
+            let token = token.clone();
+            let service =
+                hyper::service::service_fn(move |request: http::Request<hyper::body::Incoming>| {
+                    let mut mcp = mcp.clone();
+                    let token = token.clone();
+                    async move {
+                        if request.uri().path() != HTTP_PATH {
+                            return Ok::<_, std::convert::Infallible>(plain(
+                                http::StatusCode::NOT_FOUND,
+                                "not found: the MCP endpoint is /mcp",
+                            ));
+                        }
+                        if let Some(token) = &token
+                            && !authorized(&request, token)
+                        {
+                            let mut response = plain(
+                                http::StatusCode::UNAUTHORIZED,
+                                "missing or wrong bearer token",
+                            );
+                            response.headers_mut().insert(
+                                http::header::WWW_AUTHENTICATE,
+                                http::HeaderValue::from_static("Bearer"),
+                            );
+                            return Ok(response);
+                        }
+                        Ok(tower_call(&mut mcp, request).await)
+                    }
+                });
+            tokio::spawn(async move {
+                let io = hyper_util::rt::TokioIo::new(stream);
+                if let Err(e) = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, service)
+                    .await
+                {
+                    tracing::debug!("connection ended: {e}");
+                }
+            });
+        }
+    };
+    tokio::select! {
+        () = accept => Ok(()),
+        () = shutdown => {
+            cancel.cancel();
+            Ok(())
+        }
+    }
+}
+
+type Body = http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>;
+
+async fn tower_call<S, M>(
+    mcp: &mut rmcp::transport::StreamableHttpService<S, M>,
+    request: http::Request<hyper::body::Incoming>,
+) -> http::Response<Body>
+where
+    S: ServerHandler + Send + 'static,
+    M: rmcp::transport::streamable_http_server::SessionManager,
+{
+    match tower_service::Service::call(mcp, request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+fn plain(status: http::StatusCode, text: &'static str) -> http::Response<Body> {
+    use http_body_util::BodyExt;
+    let body = http_body_util::Full::new(bytes::Bytes::from_static(text.as_bytes()))
+        .map_err(|never| match never {})
+        .boxed();
+    let mut response = http::Response::new(body);
+    *response.status_mut() = status;
+    response
+}
+
+/// Compares the bearer token in constant time, so its bytes cannot be found by timing.
+fn authorized<B>(request: &http::Request<B>, token: &str) -> bool {
+    let Some(given) = request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    given.len() == token.len()
+        && given
+            .bytes()
+            .zip(token.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}

@@ -151,9 +151,16 @@ pub enum ServeCommand {
 pub struct ServeDocsArgs {
     /// The documentation folder; prise's own docs when absent.
     pub dir: Option<PathBuf>,
-    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio.
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8000;
+    /// port 0 picks a free one).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+    /// Require `Authorization: Bearer TOKEN`, TOKEN read from this environment variable.
+    #[arg(long, value_name = "VAR", requires = "http")]
+    pub token_env: Option<String>,
+    /// Also accept this name in the Host header (loopback names always are).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allow_host: Vec<String>,
     /// Print the configuration snippet that mounts this server in a client, and exit.
     #[arg(long, value_name = "CLIENT")]
     pub print_config: Option<Client>,

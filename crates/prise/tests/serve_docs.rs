@@ -172,3 +172,141 @@ fn print_config_for_each_client() {
         prise_config::Config::load(&file).unwrap();
     }
 }
+
+/// `prise serve docs DIR --http 127.0.0.1:0 ARGS`, killed when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        use std::io::BufRead;
+        let mut child = Command::new(prise_bin())
+            .args(["serve", "docs"])
+            .arg(dir)
+            .args(["--http", "127.0.0.1:0"])
+            .args(extra)
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.starts_with("http://127.0.0.1:"), "{line:?}");
+        HttpServer {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn python_sdk_client_over_http() {
+    let docs = docs();
+    let server = HttpServer::start(docs.path(), &[], &[]);
+    let out = Command::new(peers().join("venv/bin/python"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_docs_client.py"))
+        .args(["http", &server.url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        got["tools"],
+        serde_json::json!(["grep_docs", "list_docs", "read_doc"])
+    );
+    assert_eq!(
+        got["read"],
+        "2: Set a timeout with --timeout.\n3: Then retry."
+    );
+    assert_eq!(got["refused"]["isError"], true);
+}
+
+#[test]
+fn prise_mounts_its_own_http_server_with_a_token() {
+    let docs = docs();
+    let server = HttpServer::start(
+        docs.path(),
+        &["--token-env", "DOCS_TOKEN"],
+        &[("DOCS_TOKEN", "s3cret-token")],
+    );
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("c.json");
+    let write = |token: &str| {
+        std::fs::write(
+            &config,
+            format!(r#"{{"mcpServers": {{"d": {{"url": "{}", "headers": {{"Authorization": "Bearer {token}"}}}}}}}}"#, server.url),
+        )
+        .unwrap()
+    };
+    write("s3cret-token");
+    assert_cmd::Command::cargo_bin("prise")
+        .unwrap()
+        .args(["--config"])
+        .arg(&config)
+        .args(["call", "d__grep_docs", r#"{"keyword":"retry"}"#])
+        .assert()
+        .success()
+        .stdout("guide.md:3: Then retry.\n");
+    write("wrong");
+    assert_cmd::Command::cargo_bin("prise")
+        .unwrap()
+        .args(["--config"])
+        .arg(&config)
+        .args(["call", "d__grep_docs", r#"{"keyword":"retry"}"#])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "warning: server d: authorization required",
+        ))
+        .stderr(predicate::str::contains(
+            "error: server d is not available: authorization required",
+        ));
+}
+
+#[test]
+fn http_refuses_foreign_hosts_and_origins() {
+    let docs = docs();
+    let server = HttpServer::start(docs.path(), &[], &[]);
+    let post = |headers: &[(&str, &str)]| {
+        let mut cmd = Command::new("curl");
+        cmd.args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-X",
+            "POST",
+            &server.url,
+        ]);
+        cmd.args([
+            "-H",
+            "Content-Type: application/json",
+            "-H",
+            "Accept: application/json, text/event-stream",
+        ]);
+        for (k, v) in headers {
+            cmd.args(["-H", &format!("{k}: {v}")]);
+        }
+        cmd.args(["--data", r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}"#]);
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    assert_eq!(post(&[]), "200");
+    assert_eq!(post(&[("Host", "attacker.example")]), "403");
+    assert_eq!(post(&[("Origin", "http://attacker.example")]), "403");
+}

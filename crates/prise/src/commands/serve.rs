@@ -31,14 +31,52 @@ pub async fn docs(args: ServeDocsArgs) -> Result<(), Failure> {
         }
         None => prise_servers::embedded_docs(),
     };
-    if let Some(address) = args.http {
-        return Err(Failure::Job(anyhow::anyhow!(
-            "serving over HTTP ({address}) is not available in this build yet"
-        )));
+    if let Some(address) = &args.http {
+        return http(server, address, &args).await;
     }
     prise_servers::serve::stdio(server)
         .await
         .map_err(|e| Failure::Job(anyhow::anyhow!("stdio transport failed: {e}")))
+}
+
+/// Serves over Streamable HTTP until interrupted.
+async fn http(server: DocsServer, address: &str, args: &ServeDocsArgs) -> Result<(), Failure> {
+    let token = match &args.token_env {
+        Some(var) => match std::env::var(var) {
+            Ok(token) if !token.is_empty() => Some(token),
+            _ => {
+                return Err(Failure::usage(
+                    format!("--token-env {var}: the variable is not set or empty"),
+                    format!("export {var}=<a long random secret> and run again"),
+                ));
+            }
+        },
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
+        Failure::usage(
+            format!("cannot listen on {address}: {e}"),
+            "give a free address such as 127.0.0.1:8000".to_owned(),
+        )
+    })?;
+    let local = listener.local_addr()?;
+    if !local.ip().is_loopback() {
+        eprintln!(
+            "warning: listening on {local}, reachable from other machines; consider --token-env"
+        );
+    }
+    // The address goes to stdout so that scripts (and tests) can read the port chosen
+    // for `:0`; everything else goes to stderr.
+    let mut out = output::stdout();
+    writeln!(out, "http://{local}{}", prise_servers::serve::HTTP_PATH)?;
+    out.flush()?;
+    let options = prise_servers::serve::HttpOptions {
+        token,
+        extra_hosts: args.allow_host.clone(),
+    };
+    prise_servers::serve::http(server, listener, options, std::future::pending())
+        .await
+        .map_err(|e| Failure::Job(anyhow::anyhow!("HTTP server failed: {e}")))
 }
 
 /// The snippet that mounts this server in `client`, with absolute paths as clients
