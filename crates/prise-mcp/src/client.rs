@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -17,6 +18,7 @@ use rmcp::{ClientHandler, ErrorData, RoleClient};
 use tokio::sync::broadcast;
 
 use crate::catalog::Catalog;
+use crate::elicit::{Elicitation, Elicitor};
 use crate::event::MountEvent;
 
 /// State shared between a mount and its client handler.
@@ -48,16 +50,19 @@ impl Shared {
 pub(crate) struct Client {
     pub server: Arc<str>,
     pub roots: Arc<[Root]>,
+    pub elicitor: Arc<dyn Elicitor>,
     pub shared: Arc<Shared>,
 }
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
         // Sampling is not advertised: prise cannot route it to a model from here, and a
-        // capability that always fails is worse than none. Elicitation likewise until the
-        // terminal can answer it.
+        // capability that always fails is worse than none. Elicitation is: the elicitor
+        // always answers, if only to decline when nobody is there.
         let mut capabilities = ClientCapabilities::default();
         capabilities.roots = Some(Default::default());
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
         ClientConfig::new(
             capabilities,
             Implementation::new("prise", env!("CARGO_PKG_VERSION")),
@@ -69,6 +74,34 @@ impl ClientHandler for Client {
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         Ok(ListRootsResult::new(self.roots.to_vec()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let (action, content) = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => {
+                let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+                match self.elicitor.elicit(&self.server, &message, &schema).await {
+                    Elicitation::Accept(content) => (ElicitationAction::Accept, Some(content)),
+                    Elicitation::Decline => (ElicitationAction::Decline, None),
+                    Elicitation::Cancel => (ElicitationAction::Cancel, None),
+                }
+            }
+            // URL mode (open a page, wait for an out-of-band answer) is not offered.
+            _ => (ElicitationAction::Decline, None),
+        };
+        let result = ElicitResult::new(action);
+        Ok(match content {
+            Some(content) => result.with_content(serde_json::Value::Object(content)),
+            None => result,
+        })
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

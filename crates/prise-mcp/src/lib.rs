@@ -11,6 +11,7 @@
 mod catalog;
 pub mod child;
 mod client;
+pub mod elicit;
 mod error;
 mod event;
 mod http;
@@ -19,6 +20,7 @@ mod mounts;
 pub mod registry;
 
 pub use catalog::Catalog;
+pub use elicit::{Elicitation, Elicitor};
 pub use error::{CallError, MountError};
 pub use event::MountEvent;
 pub use mount::{InProcessStream, Mount, MountOptions, TERMINATE_GRACE};

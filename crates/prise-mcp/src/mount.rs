@@ -22,6 +22,7 @@ use tokio::sync::{Mutex, broadcast};
 use crate::catalog::Catalog;
 use crate::child::{self, ChildServer, StderrLog};
 use crate::client::{Client, Shared};
+use crate::elicit::{Decline, Elicitor};
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
 use crate::http;
@@ -36,6 +37,8 @@ pub struct MountOptions {
     pub roots: Vec<Root>,
     /// Folder for per-server stderr logs; `None` keeps only the in-memory tail.
     pub log_dir: Option<std::path::PathBuf>,
+    /// Who answers servers' questions (elicitation).
+    pub elicitor: Arc<dyn Elicitor>,
 }
 
 impl Default for MountOptions {
@@ -51,6 +54,7 @@ impl Default for MountOptions {
         MountOptions {
             roots,
             log_dir: child::default_log_dir(),
+            elicitor: Arc::new(Decline),
         }
     }
 }
@@ -100,6 +104,7 @@ impl Mount {
         let client = Client {
             server: server.name.as_str().into(),
             roots: options.roots.clone().into(),
+            elicitor: options.elicitor.clone(),
             shared: shared.clone(),
         };
         let lifecycle = lifecycle(server.protocol);
@@ -217,6 +222,7 @@ impl Mount {
         let client = Client {
             server: name.into(),
             roots: options.roots.clone().into(),
+            elicitor: options.elicitor.clone(),
             shared: shared.clone(),
         };
         let fail = |cause: String| MountError {

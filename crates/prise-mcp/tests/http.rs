@@ -80,7 +80,7 @@ async fn server_everything_over_streamable_http() {
     .await;
     assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
     assert_eq!(mounts.mounts()[0].transport(), "http");
-    assert_eq!(mounts.tools().len(), 14);
+    assert_eq!(mounts.tools().len(), 15);
     let result = mounts
         .call_tool(
             "everything__echo",

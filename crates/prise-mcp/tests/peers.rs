@@ -97,15 +97,20 @@ async fn reference_servers_mount_side_by_side_with_a_broken_one() {
             .collect::<Vec<_>>()
     };
     // server-everything lists 13 tools to a client without capabilities; prise offers
-    // roots, which adds its roots tool.
+    // roots and elicitation, which add one tool each (sampling would add a 16th).
     let everything = by_server("everything");
     assert_eq!(
         everything.len(),
-        14,
+        15,
         "{:?}",
         everything.iter().map(|t| &t.name).collect::<Vec<_>>()
     );
     assert!(everything.iter().any(|t| t.name == "everything__echo"));
+    assert!(
+        everything
+            .iter()
+            .any(|t| t.name == "everything__trigger-elicitation-request")
+    );
     assert_eq!(by_server("filesystem").len(), 14);
     let time: Vec<String> = by_server("time").into_iter().map(|t| t.name).collect();
     assert_eq!(time, ["time__get_current_time", "time__convert_time"]);
@@ -282,4 +287,41 @@ async fn a_python_sdk_server_resource_then_tool() {
         text_of(&unsupported)
     );
     mounts.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_is_answered_by_the_configured_elicitor() {
+    let npm = peers().join("npm/node_modules/.bin");
+    let config = format!(
+        r#"{{"mcpServers": {{"everything": {{"command": "node", "args": ["{}/mcp-server-everything", "stdio"]}}}}}}"#,
+        npm.display()
+    );
+    for (elicitor, expected) in [
+        (
+            std::sync::Arc::new(prise_mcp::elicit::Decline)
+                as std::sync::Arc<dyn prise_mcp::Elicitor>,
+            "\"action\": \"decline\"",
+        ),
+        (
+            std::sync::Arc::new(prise_mcp::elicit::AcceptDefaults),
+            "\"action\": \"accept\"",
+        ),
+    ] {
+        let options = MountOptions {
+            elicitor,
+            log_dir: None,
+            ..MountOptions::default()
+        };
+        let mounts = Mounts::start(
+            servers(&config).into_iter().map(Source::from).collect(),
+            options,
+        )
+        .await;
+        let result = mounts
+            .call_tool("everything__trigger-elicitation-request", None)
+            .await
+            .unwrap();
+        assert!(text_of(&result).contains(expected), "{}", text_of(&result));
+        mounts.close().await;
+    }
 }

@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod elicitor;
 mod failure;
 mod output;
 

@@ -145,7 +145,7 @@ fn servers_shows_healthy_and_failed_peers() {
         .arg("servers")
         .assert()
         .success()
-        .stdout(predicate::str::is_match(r"everything\s+ready\s+stdio\s+2025-11-25\s+mcp-servers/everything \S+\s+14\s+7\s+4\s+\d+ ms").unwrap())
+        .stdout(predicate::str::is_match(r"everything\s+ready\s+stdio\s+2025-11-25\s+mcp-servers/everything \S+\s+15\s+7\s+4\s+\d+ ms").unwrap())
         .stdout(predicate::str::is_match(r"broken\s+failed").unwrap())
         .stdout(predicate::str::is_match(r"off\s+disabled").unwrap())
         .stdout(predicate::str::contains("server broken: closed the connection during the handshake"))

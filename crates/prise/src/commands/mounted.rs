@@ -47,7 +47,11 @@ pub async fn mount_quietly(path: Option<&Path>) -> Result<Mounts, Failure> {
     if interactive && count > 1 {
         eprint!("mounting {count} servers…\r");
     }
-    let mounts = Mounts::start(sources, MountOptions::default()).await;
+    let options = MountOptions {
+        elicitor: crate::elicitor::for_this_session(),
+        ..MountOptions::default()
+    };
+    let mounts = Mounts::start(sources, options).await;
     if interactive && count > 1 {
         eprint!("\x1b[2K");
     }
