@@ -11,7 +11,7 @@ use std::sync::{Arc, RwLock};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, Root,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -63,10 +63,12 @@ impl ClientHandler for Client {
         capabilities.roots = Some(Default::default());
         capabilities.elicitation =
             Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        // The version offered by `initialize`; `server/discover` negotiates its own.
         ClientConfig::new(
             capabilities,
             Implementation::new("prise", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 
     async fn list_roots(

@@ -94,12 +94,6 @@ impl Mount {
         events: broadcast::Sender<MountEvent>,
     ) -> Result<Mount, MountError> {
         let started = Instant::now();
-        let fail = |cause: String, stderr: Option<&StderrLog>| MountError {
-            server: server.name.clone(),
-            cause,
-            stderr_tail: stderr.map(StderrLog::tail).unwrap_or_default(),
-            log: stderr.and_then(|s| s.path.clone()),
-        };
         let shared = Arc::new(Shared::new(events));
         let client = Client {
             server: server.name.as_str().into(),
@@ -107,106 +101,67 @@ impl Mount {
             elicitor: options.elicitor.clone(),
             shared: shared.clone(),
         };
-        let lifecycle = lifecycle(server.protocol);
-        match &server.transport {
-            Transport::Stdio(stdio) => {
-                let (mut process, stdout, stdin) =
-                    child::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
-                        let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
-                            " (is it installed and on PATH?)"
-                        } else {
-                            ""
-                        };
-                        fail(format!("{e}{hint}"), None)
-                    })?;
-                let stderr = process.stderr.clone();
-                let handshake = async {
-                    let service = serve_client_with_lifecycle(client, (stdout, stdin), lifecycle)
-                        .await
-                        .map_err(describe_init)?;
-                    let catalog = list(&service).await?;
-                    Ok::<_, String>((service, catalog))
-                };
-                match tokio::time::timeout(server.startup_timeout, handshake).await {
-                    Ok(Ok((service, catalog))) => {
-                        shared.set_catalog(|c| *c = catalog);
-                        Ok(Mount {
-                            name: server.name.clone(),
-                            transport: "stdio",
-                            service,
-                            pid: process.pid(),
-                            child: Mutex::new(Some(process)),
-                            stderr: Some(stderr),
-                            shared,
-                            filter: server.tools.clone(),
-                            call_timeout: server.call_timeout,
-                            startup: started.elapsed(),
-                        })
-                    }
-                    Ok(Err(cause)) => {
-                        // Give the stderr reader a moment to catch the last words of a crash.
-                        let status = wait_briefly(&mut process).await;
-                        if status.is_some() {
-                            stderr.closed(Duration::from_millis(200)).await;
-                        }
-                        process.terminate(TERMINATE_GRACE).await;
-                        let cause = match status {
-                            Some(status) => format!("{cause} (the process exited: {status})"),
-                            None => cause,
-                        };
-                        Err(fail(cause, Some(&stderr)))
-                    }
-                    Err(_) => {
-                        process.terminate(TERMINATE_GRACE).await;
-                        Err(fail(
-                            format!(
-                                "did not start within {:?} (startup timeout)",
-                                server.startup_timeout
-                            ),
-                            Some(&stderr),
-                        ))
-                    }
+        // The current attempt's stderr, so that a timeout can still show its tail.
+        let stderr_slot = std::sync::Mutex::new(None);
+        let attempts = async {
+            match attempt(
+                server,
+                options,
+                client.clone(),
+                lifecycle(server.protocol),
+                &stderr_slot,
+            )
+            .await
+            {
+                // Some servers answer `server/discover` with an empty success instead of
+                // an error: they are of the dated era, and say so badly. Ask again the
+                // old way, on a fresh connection.
+                Err(failed) if failed.retry_with_initialize => {
+                    tracing::debug!(server = %server.name, "discover misunderstood ({}); retrying with initialize", failed.cause);
+                    attempt(
+                        server,
+                        options,
+                        client,
+                        ClientLifecycleMode::Initialize,
+                        &stderr_slot,
+                    )
+                    .await
                 }
+                outcome => outcome,
             }
-            Transport::Http(remote) => {
-                let transport = http::transport(remote).map_err(|cause| fail(cause, None))?;
-                let handshake = async {
-                    let service = serve_client_with_lifecycle(client, transport, lifecycle)
-                        .await
-                        .map_err(describe_init)?;
-                    let catalog = list(&service).await?;
-                    Ok::<_, String>((service, catalog))
+        };
+        let outcome = tokio::time::timeout(server.startup_timeout, attempts).await;
+        let stderr = stderr_slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let fail = |cause: String| MountError {
+            server: server.name.clone(),
+            cause,
+            stderr_tail: stderr.as_deref().map(StderrLog::tail).unwrap_or_default(),
+            log: stderr.as_ref().and_then(|s| s.path.clone()),
+        };
+        match outcome {
+            Ok(Ok(connected)) => {
+                let limits = (server.tools.clone(), server.call_timeout);
+                Ok(Mount::assemble(
+                    server.name.clone(),
+                    server.transport.kind(),
+                    connected,
+                    stderr,
+                    shared,
+                    limits,
+                    started,
+                ))
+            }
+            Ok(Err(failed)) => Err(fail(failed.cause)),
+            Err(_) => {
+                let target = match &server.transport {
+                    Transport::Http(remote) | Transport::Sse(remote) => format!("; {}", remote.url),
+                    Transport::Stdio(_) => String::new(),
                 };
-                match tokio::time::timeout(server.startup_timeout, handshake).await {
-                    Ok(Ok((service, catalog))) => {
-                        shared.set_catalog(|c| *c = catalog);
-                        Ok(Mount {
-                            name: server.name.clone(),
-                            transport: "http",
-                            service,
-                            child: Mutex::new(None),
-                            pid: None,
-                            stderr: None,
-                            shared,
-                            filter: server.tools.clone(),
-                            call_timeout: server.call_timeout,
-                            startup: started.elapsed(),
-                        })
-                    }
-                    Ok(Err(cause)) => Err(fail(format!("{cause} ({})", remote.url), None)),
-                    Err(_) => Err(fail(
-                        format!(
-                            "did not answer within {:?} (startup timeout; {})",
-                            server.startup_timeout, remote.url
-                        ),
-                        None,
-                    )),
-                }
+                Err(fail(format!(
+                    "did not start within {:?} (startup timeout{target})",
+                    server.startup_timeout
+                )))
             }
-            Transport::Sse(_) => Err(fail(
-                "the legacy HTTP+SSE transport is not available in this build yet".to_owned(),
-                None,
-            )),
         }
     }
 
@@ -225,29 +180,48 @@ impl Mount {
             elicitor: options.elicitor.clone(),
             shared: shared.clone(),
         };
-        let fail = |cause: String| MountError {
-            server: name.to_owned(),
-            cause,
-            stderr_tail: Vec::new(),
-            log: None,
-        };
-        let service = serve_client_with_lifecycle(client, stream, ClientLifecycleMode::Initialize)
+        let connected = handshake(client, stream, ClientLifecycleMode::Initialize)
             .await
-            .map_err(|e| fail(describe_init(e)))?;
-        let catalog = list(&service).await.map_err(fail)?;
-        shared.set_catalog(|c| *c = catalog);
-        Ok(Mount {
-            name: name.to_owned(),
-            transport: "in-process",
-            service,
-            child: Mutex::new(None),
-            pid: None,
-            stderr: None,
+            .map_err(|failed| MountError {
+                server: name.to_owned(),
+                cause: failed.cause,
+                stderr_tail: Vec::new(),
+                log: None,
+            })?;
+        let limits = (ToolFilter::default(), prise_config::DEFAULT_CALL_TIMEOUT);
+        Ok(Mount::assemble(
+            name.to_owned(),
+            "in-process",
+            connected,
+            None,
             shared,
-            filter: ToolFilter::default(),
-            call_timeout: prise_config::DEFAULT_CALL_TIMEOUT,
+            limits,
+            started,
+        ))
+    }
+
+    fn assemble(
+        name: String,
+        transport: &'static str,
+        connected: Connected,
+        stderr: Option<Arc<StderrLog>>,
+        shared: Arc<Shared>,
+        (filter, call_timeout): (ToolFilter, Duration),
+        started: Instant,
+    ) -> Mount {
+        shared.set_catalog(|c| *c = connected.catalog);
+        Mount {
+            name,
+            transport,
+            service: connected.service,
+            pid: connected.child.as_ref().and_then(ChildServer::pid),
+            child: Mutex::new(connected.child),
+            stderr,
+            shared,
+            filter,
+            call_timeout,
             startup: started.elapsed(),
-        })
+        }
     }
 
     /// The server's name in the configuration.
@@ -457,6 +431,118 @@ impl Mount {
             child.terminate(TERMINATE_GRACE).await;
         }
     }
+}
+
+/// A handshake that succeeded, with what the server offers.
+struct Connected {
+    service: RunningService<RoleClient, Client>,
+    catalog: Catalog,
+    child: Option<ChildServer>,
+}
+
+/// A handshake that did not.
+struct Failed {
+    cause: String,
+    /// The server misunderstood `server/discover`; `initialize` may well work.
+    retry_with_initialize: bool,
+}
+
+impl Failed {
+    fn new(cause: String) -> Failed {
+        Failed {
+            cause,
+            retry_with_initialize: false,
+        }
+    }
+}
+
+/// One try at starting or reaching a server and handshaking with `lifecycle`.
+async fn attempt(
+    server: &Server,
+    options: &MountOptions,
+    client: Client,
+    lifecycle: ClientLifecycleMode,
+    stderr_slot: &std::sync::Mutex<Option<Arc<StderrLog>>>,
+) -> Result<Connected, Failed> {
+    match &server.transport {
+        Transport::Stdio(stdio) => {
+            let (mut process, stdout, stdin) =
+                child::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
+                    let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
+                        " (is it installed and on PATH?)"
+                    } else {
+                        ""
+                    };
+                    Failed::new(format!("{e}{hint}"))
+                })?;
+            *stderr_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(process.stderr.clone());
+            match handshake(client, (stdout, stdin), lifecycle).await {
+                Ok(mut connected) => {
+                    connected.child = Some(process);
+                    Ok(connected)
+                }
+                Err(mut failed) => {
+                    // Give the stderr reader a moment to catch the last words of a crash.
+                    let status = wait_briefly(&mut process).await;
+                    if let Some(status) = status {
+                        process.stderr.closed(Duration::from_millis(200)).await;
+                        failed.cause = format!("{} (the process exited: {status})", failed.cause);
+                    }
+                    process.terminate(TERMINATE_GRACE).await;
+                    Err(failed)
+                }
+            }
+        }
+        Transport::Http(remote) => {
+            let transport = http::transport(remote).map_err(Failed::new)?;
+            handshake(client, transport, lifecycle)
+                .await
+                .map_err(|mut failed| {
+                    failed.cause = format!("{} ({})", failed.cause, remote.url);
+                    failed
+                })
+        }
+        Transport::Sse(_) => Err(Failed::new(
+            "the legacy HTTP+SSE transport is not available in this build yet".to_owned(),
+        )),
+    }
+}
+
+/// The handshake in `lifecycle`, then the listing of everything the server offers.
+async fn handshake<T, E, A>(
+    client: Client,
+    transport: T,
+    lifecycle: ClientLifecycleMode,
+) -> Result<Connected, Failed>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let probing = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+    let service = serve_client_with_lifecycle(client, transport, lifecycle)
+        .await
+        .map_err(|e| Failed {
+            retry_with_initialize: probing && misunderstood_discover(&e),
+            cause: describe_init(e),
+        })?;
+    let catalog = list(&service).await.map_err(Failed::new)?;
+    Ok(Connected {
+        service,
+        catalog,
+        child: None,
+    })
+}
+
+/// Whether the handshake failed because the server answered `server/discover` with
+/// something other than a discover result or a JSON-RPC error.
+fn misunderstood_discover(error: &ClientInitializeError) -> bool {
+    matches!(
+        error,
+        ClientInitializeError::ExpectedInitResult(_)
+            | ClientInitializeError::ExpectedInitResponse(_)
+            | ClientInitializeError::UncorrelatedErrorResponse { .. }
+            | ClientInitializeError::LegacyFallbackFailed { .. }
+    )
 }
 
 /// Sends `notifications/cancelled` for a request abandoned by its caller.

@@ -104,7 +104,8 @@ async fn interrupted() -> i32 {
 fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
-        0 => "warn",
+        // rmcp logs transport failures itself; prise reports them once, in its own words.
+        0 => "warn,rmcp=off",
         1 => {
             "warn,prise=debug,prise_config=debug,prise_mcp=debug,prise_agent=debug,prise_llm=debug,prise_servers=debug"
         }
