@@ -169,12 +169,12 @@ async fn failing_endpoints_are_reported_and_isolated() {
         cause("e401")
     );
     assert!(
-        cause("hang").contains("did not answer within 1s"),
+        cause("hang").contains("did not start within 1s (startup timeout; http"),
         "{}",
         cause("hang")
     );
     assert!(
-        cause("stream").contains("did not answer within 1s"),
+        cause("stream").contains("did not start within 1s (startup timeout; http"),
         "{}",
         cause("stream")
     );
