@@ -204,3 +204,132 @@ async fn ten_thousand_tools_across_pages() {
     assert_eq!(text(&result), "echo: deep");
     close_cleanly(mounts, &m).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_call_is_cancelled_on_the_server() {
+    let m = marker("cancel");
+    let mounts = mount("normal", &m).await;
+    let error = mounts.call_tool("bad__slow", None).await.unwrap_err();
+    assert!(matches!(error, CallError::Timeout { .. }), "{error}");
+    let mount = &mounts.mounts()[0];
+    assert!(
+        eventually(Duration::from_secs(3), || mount
+            .stderr_tail()
+            .iter()
+            .any(|l| l.starts_with("cancelled: ")))
+        .await,
+        "{:?}",
+        mount.stderr_tail()
+    );
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_call_is_cancelled_on_the_server() {
+    let m = marker("drop");
+    let mounts = mount("normal", &m).await;
+    // The caller gives up long before the call timeout.
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(200),
+        mounts.call_tool("bad__slow", None),
+    )
+    .await;
+    assert!(gave_up.is_err());
+    let mount = &mounts.mounts()[0];
+    assert!(
+        eventually(Duration::from_secs(3), || mount
+            .stderr_tail()
+            .iter()
+            .any(|l| l.starts_with("cancelled: ")))
+        .await,
+        "{:?}",
+        mount.stderr_tail()
+    );
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_is_reported_as_events() {
+    let m = marker("progress");
+    let mounts = mount("normal", &m).await;
+    let mut events = mounts.subscribe();
+    let result = mounts.call_tool("bad__progress", args("p")).await.unwrap();
+    assert_eq!(text(&result), "echo: p");
+    let mut seen = Vec::new();
+    while let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(500), events.recv()).await
+    {
+        if let prise_mcp::MountEvent::Progress {
+            server,
+            progress,
+            total,
+            message,
+            ..
+        } = event
+        {
+            seen.push((server, progress, total, message));
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            ("bad".to_owned(), 1.0, Some(2.0), Some("step 1".to_owned())),
+            ("bad".to_owned(), 2.0, Some(2.0), Some("step 2".to_owned()))
+        ]
+    );
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_notifications_relist_the_tools() {
+    let m = marker("grow");
+    let mounts = mount("normal", &m).await;
+    let before = mounts.tools().len();
+    mounts.call_tool("bad__grow", None).await.unwrap();
+    assert!(
+        eventually(Duration::from_secs(3), || mounts.tools().len()
+            == before + 1)
+        .await
+    );
+    let grown = mounts
+        .tools()
+        .into_iter()
+        .find(|t| t.name.starts_with("bad__grown"))
+        .unwrap();
+    // The new tool is routed like the others.
+    let result = mounts.call_tool(&grown.name, args("new")).await.unwrap();
+    assert_eq!(text(&result), "echo: new");
+    close_cleanly(mounts, &m).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_get_a_minimal_environment() {
+    let m = marker("env");
+    let script = fixture("bad_server.py");
+    let config = format!(
+        r#"{{"mcpServers": {{
+  "min": {{"command": "python3", "args": ["{script}", "normal", "{m}"], "env": {{"GIVEN": "yes"}}}},
+  "all": {{"command": "python3", "args": ["{script}", "normal", "{m}-all"], "inheritEnv": true}}
+}}}}"#
+    );
+    let options = MountOptions {
+        log_dir: None,
+        ..MountOptions::default()
+    };
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        options,
+    )
+    .await;
+    let names = |tool: &'static str| {
+        let mounts = &mounts;
+        async move { text(&mounts.call_tool(tool, None).await.unwrap()) }
+    };
+    let minimal = names("min__env").await;
+    let inherited = names("all__env").await;
+    // Cargo sets CARGO_* variables for tests: a full environment has them, a minimal one not.
+    assert!(!minimal.contains("CARGO"), "{minimal}");
+    assert!(minimal.split(' ').any(|v| v == "GIVEN"), "{minimal}");
+    assert!(minimal.split(' ').any(|v| v == "PATH"), "{minimal}");
+    assert!(inherited.contains("CARGO_MANIFEST_DIR"), "{inherited}");
+    close_cleanly(mounts, &m).await;
+}
