@@ -15,7 +15,7 @@ async fn grandchildren_of_a_wrapper_are_ended_and_descriptors_released() {
     let m = format!("prise-test-wrapper-{}", std::process::id());
     // Like npx: a shell that starts the real server as its child and waits.
     let config = format!(
-        r#"{{"mcpServers": {{"wrapped": {{"command": "sh", "args": ["-c", "python3 {} normal {m}; echo done"]}}}}}}"#,
+        r#"{{"mcpServers": {{"wrapped": {{"command": "sh", "args": ["-c", "python3 {} stubborn {m}; echo done"]}}}}}}"#,
         fixture("bad_server.py")
     );
     let mounts = Mounts::start(

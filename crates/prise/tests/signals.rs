@@ -1,0 +1,93 @@
+//! A prise that is interrupted (Ctrl-C, SIGTERM) ends its servers' whole process
+//! groups, wrapper and grandchild alike, and exits with 128 + the signal.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&cmdline).contains(marker)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn wait_until(limit: Duration, check: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    check()
+}
+
+fn interrupt_during_a_call(signal: &str, expected_code: i32) {
+    let home = tempfile::tempdir().unwrap();
+    let marker = format!("prise-signal-{signal}-{}", std::process::id());
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../prise-mcp/tests/fixtures/bad_server.py");
+    let config = home.path().join("c.json");
+    // Like npx: a shell wrapper whose child is the real server.
+    std::fs::write(
+        &config,
+        format!(
+            r#"{{"mcpServers": {{"srv": {{"command": "sh", "args": ["-c", "python3 {} stubborn {marker}; true"]}}}}}}"#,
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut prise = Command::new(assert_cmd::cargo::cargo_bin("prise"))
+        .arg("--config")
+        .arg(&config)
+        .args(["call", "srv__slow"])
+        .env("HOME", home.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || processes_with(&marker).len()
+            == 2),
+        "server did not start"
+    );
+    // Give prise the moment between mounting and sending the call.
+    std::thread::sleep(Duration::from_millis(200));
+    let status = Command::new("kill")
+        .args([signal, &prise.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = prise.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(expected_code),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || processes_with(&marker)
+            .is_empty()),
+        "left running: {:?}",
+        processes_with(&marker)
+    );
+}
+
+#[test]
+fn sigterm_ends_the_server_process_groups() {
+    interrupt_during_a_call("-TERM", 143);
+}
+
+#[test]
+fn ctrl_c_ends_the_server_process_groups() {
+    interrupt_during_a_call("-INT", 130);
+}
