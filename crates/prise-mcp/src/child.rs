@@ -15,7 +15,7 @@ use std::time::Duration;
 use prise_config::Stdio;
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 
 /// Variables passed to a server unless `inheritEnv` is set: enough to find programs,
 /// a home for caches, and a locale.
@@ -83,8 +83,9 @@ impl StderrLog {
 /// A running stdio server.
 #[derive(Debug)]
 pub struct ChildServer {
-    child: Child,
     pgid: Option<Pid>,
+    /// Set once, to the exit status, by the task that reaps the process.
+    exit: tokio::sync::watch::Receiver<Option<std::process::ExitStatus>>,
     /// What it wrote to stderr.
     pub stderr: Arc<StderrLog>,
 }
@@ -145,21 +146,20 @@ pub fn spawn(
         path: log_path.clone(),
         ..StderrLog::default()
     });
+    // One task owns the process and reaps it, so that an exit is noticed (and no
+    // zombie is left) whoever is waiting.
+    let (exit_tx, exit) = tokio::sync::watch::channel(None);
+    tokio::spawn(async move {
+        let status = child.wait().await.ok();
+        let _ = exit_tx.send(status);
+    });
     tokio::spawn(drain_stderr(
         stderr_pipe,
         stderr.clone(),
         log_path,
         name.to_owned(),
     ));
-    Ok((
-        ChildServer {
-            child,
-            pgid,
-            stderr,
-        },
-        stdout,
-        stdin,
-    ))
+    Ok((ChildServer { pgid, exit, stderr }, stdout, stdin))
 }
 
 /// Reads stderr until it closes, so a chatty server never blocks on a full pipe.
@@ -205,30 +205,35 @@ async fn drain_stderr(
 }
 
 impl ChildServer {
-    /// Ends the process group: SIGTERM, then SIGKILL if it is still there after `grace`.
-    pub async fn terminate(&mut self, grace: Duration) {
+    /// Ends the process group: SIGTERM, then SIGKILL if the server is still there after
+    /// `grace`. The SIGKILL goes to the group in any case: a wrapper may be gone while
+    /// a grandchild that ignored SIGTERM is not.
+    pub async fn terminate(&self, grace: Duration) {
         if let Some(pgid) = self.pgid {
             let _ = kill_process_group(pgid, Signal::TERM);
-            if tokio::time::timeout(grace, self.child.wait())
-                .await
-                .is_err()
-            {
-                let _ = kill_process_group(pgid, Signal::KILL);
-            } else {
-                // The leader is gone; grandchildren that ignored SIGTERM are not.
-                let _ = kill_process_group(pgid, Signal::KILL);
-            }
+            let _ = tokio::time::timeout(grace, self.exited()).await;
+            let _ = kill_process_group(pgid, Signal::KILL);
             LIVE_GROUPS
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&pgid.as_raw_nonzero().get());
         }
-        let _ = self.child.kill().await;
+        self.exited().await;
     }
 
-    /// The exit status, if the process has ended.
-    pub fn try_status(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+    /// The exit status, once the process has ended.
+    pub fn status(&self) -> Option<std::process::ExitStatus> {
+        *self.exit.borrow()
+    }
+
+    /// Waits for the process to end and returns its status (`None` if it could not be
+    /// waited for).
+    pub async fn exited(&self) -> Option<std::process::ExitStatus> {
+        let mut exit = self.exit.clone();
+        exit.wait_for(Option::is_some)
+            .await
+            .ok()
+            .and_then(|status| *status)
     }
 
     /// The process id of the group leader.

@@ -19,6 +19,15 @@ pub enum MountEvent {
         /// Why.
         error: String,
     },
+    /// A stdio server exited on its own and will be started again after `delay`.
+    Restarting {
+        /// The server.
+        server: String,
+        /// Which restart in a row this is, from 1.
+        attempt: u32,
+        /// The backoff before it.
+        delay: Duration,
+    },
     /// A server said its tools, resources or prompts changed; they were re-listed.
     ListChanged {
         /// The server.

@@ -11,6 +11,7 @@
 mod catalog;
 pub mod child;
 mod client;
+mod connect;
 pub mod elicit;
 mod error;
 mod event;
@@ -18,6 +19,7 @@ mod http;
 mod mount;
 mod mounts;
 pub mod registry;
+mod supervise;
 
 pub use catalog::Catalog;
 pub use elicit::{Elicitation, Elicitor};

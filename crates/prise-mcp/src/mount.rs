@@ -3,29 +3,28 @@
 // `Root` is deprecated by the 2026-07-28 revision; dated-version servers still ask for it.
 #![allow(deprecated)]
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use prise_config::{Protocol, Server, ToolFilter, Transport};
+use prise_config::{RestartPolicy, Server, ToolFilter, Transport};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest,
-    GetPromptRequestParams, GetPromptResult, JsonObject, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResult, Root, ServerPeerInfo, ServerResult, Tool,
+    GetPromptRequestParams, GetPromptResult, JsonObject, ReadResourceRequestParams,
+    ReadResourceResult, Root, ServerPeerInfo, ServerResult, Tool,
 };
-use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, PeerRequestOptions, RunningService,
-    serve_client_with_lifecycle,
-};
+use rmcp::service::{ClientLifecycleMode, PeerRequestOptions};
 use rmcp::{Peer, RoleClient, ServiceError};
-use tokio::sync::{Mutex, broadcast};
+use tokio::sync::broadcast;
 
 use crate::catalog::Catalog;
-use crate::child::{self, ChildServer, StderrLog};
+use crate::child::{self, StderrLog};
 use crate::client::{Client, Shared};
+use crate::connect::{self, Connected, Connection, StderrSlot};
 use crate::elicit::{Decline, Elicitor};
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
-use crate::http;
+use crate::supervise;
 
 /// How long a server gets to exit after SIGTERM before it is killed.
 pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
@@ -59,18 +58,36 @@ impl Default for MountOptions {
     }
 }
 
+/// What a mount shares with its supervisor: the connection, which a restart replaces.
+pub(crate) struct Live {
+    connection: RwLock<Arc<Connection>>,
+    pub shared: Arc<Shared>,
+    /// Set by `close`, so that the supervisor does not restart what is being stopped.
+    pub closing: AtomicBool,
+}
+
+impl Live {
+    pub fn current(&self) -> Arc<Connection> {
+        self.connection
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn replace(&self, connection: Connection) {
+        *self.connection.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(connection);
+    }
+}
+
 /// A server ready for requests.
 pub struct Mount {
     name: String,
     transport: &'static str,
-    service: RunningService<RoleClient, Client>,
-    child: Mutex<Option<ChildServer>>,
-    pid: Option<u32>,
-    stderr: Option<Arc<StderrLog>>,
-    pub(crate) shared: Arc<Shared>,
+    live: Arc<Live>,
     filter: ToolFilter,
     call_timeout: Duration,
     startup: Duration,
+    supervisor: Option<tokio::task::AbortHandle>,
 }
 
 impl std::fmt::Debug for Mount {
@@ -87,7 +104,8 @@ pub type InProcessStream = tokio::io::DuplexStream;
 
 impl Mount {
     /// Starts or connects to a configured server, handshakes, and lists what it offers,
-    /// all within the server's startup timeout.
+    /// all within the server's startup timeout. A stdio server with a restart policy is
+    /// then watched and restarted when it exits on its own.
     pub async fn connect(
         server: &Server,
         options: &MountOptions,
@@ -95,74 +113,48 @@ impl Mount {
     ) -> Result<Mount, MountError> {
         let started = Instant::now();
         let shared = Arc::new(Shared::new(events));
-        let client = Client {
-            server: server.name.as_str().into(),
-            roots: options.roots.clone().into(),
-            elicitor: options.elicitor.clone(),
-            shared: shared.clone(),
-        };
-        // The current attempt's stderr, so that a timeout can still show its tail.
-        let stderr_slot = std::sync::Mutex::new(None);
-        let attempts = async {
-            match attempt(
-                server,
-                options,
-                client.clone(),
-                lifecycle(server.protocol),
-                &stderr_slot,
-            )
-            .await
-            {
-                // Some servers answer `server/discover` with an empty success instead of
-                // an error: they are of the dated era, and say so badly. Ask again the
-                // old way, on a fresh connection.
-                Err(failed) if failed.retry_with_initialize => {
-                    tracing::debug!(server = %server.name, "discover misunderstood ({}); retrying with initialize", failed.cause);
-                    attempt(
-                        server,
-                        options,
-                        client,
-                        ClientLifecycleMode::Initialize,
-                        &stderr_slot,
-                    )
-                    .await
-                }
-                outcome => outcome,
-            }
-        };
-        let outcome = tokio::time::timeout(server.startup_timeout, attempts).await;
-        let stderr = stderr_slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let client = client_for(&server.name, options, &shared);
+        let stderr = StderrSlot::default();
+        let outcome = tokio::time::timeout(
+            server.startup_timeout,
+            connect::establish(server, options, client.clone(), &stderr),
+        )
+        .await;
+        let stderr = stderr.lock().unwrap_or_else(|e| e.into_inner()).take();
         let fail = |cause: String| MountError {
             server: server.name.clone(),
             cause,
             stderr_tail: stderr.as_deref().map(StderrLog::tail).unwrap_or_default(),
             log: stderr.as_ref().and_then(|s| s.path.clone()),
         };
-        match outcome {
-            Ok(Ok(connected)) => {
-                let limits = (server.tools.clone(), server.call_timeout);
-                Ok(Mount::assemble(
-                    server.name.clone(),
-                    server.transport.kind(),
-                    connected,
-                    stderr,
-                    shared,
-                    limits,
-                    started,
-                ))
-            }
-            Ok(Err(failed)) => Err(fail(failed.cause)),
+        let connected = match outcome {
+            Ok(Ok(connected)) => connected,
+            Ok(Err(failed)) => return Err(fail(failed.cause)),
             Err(_) => {
                 let target = match &server.transport {
                     Transport::Http(remote) | Transport::Sse(remote) => format!("; {}", remote.url),
                     Transport::Stdio(_) => String::new(),
                 };
-                Err(fail(format!(
+                return Err(fail(format!(
                     "did not start within {:?} (startup timeout{target})",
                     server.startup_timeout
-                )))
+                )));
             }
-        }
+        };
+        let live = Live::new(connected, shared);
+        let restarts = matches!(server.restart, RestartPolicy::OnFailure { .. })
+            && matches!(server.transport, Transport::Stdio(_));
+        let supervisor = restarts
+            .then(|| supervise::spawn(server.clone(), options.clone(), client, live.clone()));
+        Ok(Mount {
+            name: server.name.clone(),
+            transport: server.transport.kind(),
+            live,
+            filter: server.tools.clone(),
+            call_timeout: server.call_timeout,
+            startup: started.elapsed(),
+            supervisor,
+        })
     }
 
     /// Mounts a server running in this process, through an in-memory stream.
@@ -174,13 +166,8 @@ impl Mount {
     ) -> Result<Mount, MountError> {
         let started = Instant::now();
         let shared = Arc::new(Shared::new(events));
-        let client = Client {
-            server: name.into(),
-            roots: options.roots.clone().into(),
-            elicitor: options.elicitor.clone(),
-            shared: shared.clone(),
-        };
-        let connected = handshake(client, stream, ClientLifecycleMode::Initialize)
+        let client = client_for(name, options, &shared);
+        let connected = connect::handshake(client, stream, ClientLifecycleMode::Initialize)
             .await
             .map_err(|failed| MountError {
                 server: name.to_owned(),
@@ -188,40 +175,15 @@ impl Mount {
                 stderr_tail: Vec::new(),
                 log: None,
             })?;
-        let limits = (ToolFilter::default(), prise_config::DEFAULT_CALL_TIMEOUT);
-        Ok(Mount::assemble(
-            name.to_owned(),
-            "in-process",
-            connected,
-            None,
-            shared,
-            limits,
-            started,
-        ))
-    }
-
-    fn assemble(
-        name: String,
-        transport: &'static str,
-        connected: Connected,
-        stderr: Option<Arc<StderrLog>>,
-        shared: Arc<Shared>,
-        (filter, call_timeout): (ToolFilter, Duration),
-        started: Instant,
-    ) -> Mount {
-        shared.set_catalog(|c| *c = connected.catalog);
-        Mount {
-            name,
-            transport,
-            service: connected.service,
-            pid: connected.child.as_ref().and_then(ChildServer::pid),
-            child: Mutex::new(connected.child),
-            stderr,
-            shared,
-            filter,
-            call_timeout,
+        Ok(Mount {
+            name: name.to_owned(),
+            transport: "in-process",
+            live: Live::new(connected, shared),
+            filter: ToolFilter::default(),
+            call_timeout: prise_config::DEFAULT_CALL_TIMEOUT,
             startup: started.elapsed(),
-        }
+            supervisor: None,
+        })
     }
 
     /// The server's name in the configuration.
@@ -236,12 +198,12 @@ impl Mount {
 
     /// What the server said about itself: protocol version, capabilities, name.
     pub fn peer_info(&self) -> Option<Arc<ServerPeerInfo>> {
-        self.service.peer_info()
+        self.live.current().service.peer_info()
     }
 
     /// The process id of a stdio server (the leader of its process group).
     pub fn pid(&self) -> Option<u32> {
-        self.pid
+        self.live.current().child.as_ref().and_then(|c| c.pid())
     }
 
     /// How long it took to start and list.
@@ -252,9 +214,8 @@ impl Mount {
     /// The tools shown to users and models: listed by the server, kept by the
     /// configured filter, duplicates dropped.
     pub fn tools(&self) -> Vec<Tool> {
-        let catalog = self.catalog();
         let mut seen = std::collections::HashSet::new();
-        catalog
+        self.catalog()
             .tools
             .into_iter()
             .filter(|tool| self.filter.permits(&tool.name))
@@ -270,16 +231,26 @@ impl Mount {
 
     /// Everything as last listed, before filtering.
     pub fn catalog(&self) -> Catalog {
-        self.shared
+        self.live
+            .shared
             .catalog
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
 
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.live.shared
+    }
+
     /// The last lines of the server's stderr.
     pub fn stderr_tail(&self) -> Vec<String> {
-        self.stderr.as_ref().map(|s| s.tail()).unwrap_or_default()
+        self.live
+            .current()
+            .child
+            .as_ref()
+            .map(|c| c.stderr.tail())
+            .unwrap_or_default()
     }
 
     /// Calls a tool by its name on the server. A result with `isError` is a result.
@@ -290,13 +261,8 @@ impl Mount {
     ) -> Result<CallToolResult, CallError> {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
-        match self
-            .request(
-                ClientRequest::CallToolRequest(rmcp::model::Request::new(params)),
-                "tools/call",
-            )
-            .await?
-        {
+        let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
+        match self.request(request, "tools/call").await? {
             ServerResult::CallToolResult(result) => Ok(result),
             other => Err(self.unexpected("tools/call", &other)),
         }
@@ -305,13 +271,8 @@ impl Mount {
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, CallError> {
         let params = ReadResourceRequestParams::new(uri.to_owned());
-        match self
-            .request(
-                ClientRequest::ReadResourceRequest(rmcp::model::Request::new(params)),
-                "resources/read",
-            )
-            .await?
-        {
+        let request = ClientRequest::ReadResourceRequest(rmcp::model::Request::new(params));
+        match self.request(request, "resources/read").await? {
             ServerResult::ReadResourceResult(result) => Ok(result),
             other => Err(self.unexpected("resources/read", &other)),
         }
@@ -325,13 +286,8 @@ impl Mount {
     ) -> Result<GetPromptResult, CallError> {
         let mut params = GetPromptRequestParams::new(prompt.to_owned());
         params.arguments = arguments;
-        match self
-            .request(
-                ClientRequest::GetPromptRequest(rmcp::model::Request::new(params)),
-                "prompts/get",
-            )
-            .await?
-        {
+        let request = ClientRequest::GetPromptRequest(rmcp::model::Request::new(params));
+        match self.request(request, "prompts/get").await? {
             ServerResult::GetPromptResult(result) => Ok(result),
             other => Err(self.unexpected("prompts/get", &other)),
         }
@@ -344,13 +300,14 @@ impl Mount {
         request: ClientRequest,
         method: &str,
     ) -> Result<ServerResult, CallError> {
-        let peer = self.service.peer();
+        let connection = self.live.current();
+        let peer = connection.service.peer();
         let mut options = PeerRequestOptions::with_timeout(self.call_timeout);
         options.reset_timeout_on_progress = true;
         let handle = peer
             .send_request_with_option(request, options)
             .await
-            .map_err(|e| self.error(method, e))?;
+            .map_err(|e| self.error(&connection, method, e))?;
         let mut guard = CancelOnDrop {
             peer: peer.clone(),
             id: Some(handle.id.clone()),
@@ -359,11 +316,17 @@ impl Mount {
         guard.id = None;
         match result {
             Ok(result) => Ok(result),
-            Err(e) => Err(self.error_with_exit(method, e).await),
+            Err(e) => {
+                let mut error = self.error(&connection, method, e);
+                if let CallError::Closed { detail, .. } = &mut error {
+                    *detail = exit_detail(&connection).await;
+                }
+                Err(error)
+            }
         }
     }
 
-    fn error(&self, method: &str, error: ServiceError) -> CallError {
+    fn error(&self, connection: &Connection, method: &str, error: ServiceError) -> CallError {
         let server = self.name.clone();
         let method = method.to_owned();
         match error {
@@ -378,35 +341,24 @@ impl Mount {
                 code: e.code.0,
                 message: e.message.to_string(),
             },
-            ServiceError::TransportClosed => CallError::Closed {
-                server,
-                method,
-                detail: String::new(),
-            },
+            // The connection is gone: the server exited (and may be restarting) or hung up.
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let status = connection.child.as_ref().and_then(|c| c.status());
+                let detail = status
+                    .map(|s| format!(": the process exited ({s})"))
+                    .unwrap_or_default();
+                CallError::Closed {
+                    server,
+                    method,
+                    detail,
+                }
+            }
             other => CallError::Transport {
                 server,
                 method,
                 cause: other.to_string(),
             },
         }
-    }
-
-    /// Like [`Self::error`], adding the exit status and stderr tail when the server died.
-    async fn error_with_exit(&self, method: &str, error: ServiceError) -> CallError {
-        let mut error = self.error(method, error);
-        if let CallError::Closed { detail, .. } = &mut error {
-            let status = match self.child.lock().await.as_mut() {
-                Some(child) => wait_briefly(child).await,
-                None => None,
-            };
-            if let Some(status) = status {
-                detail.push_str(&format!(": the process exited ({status})"));
-            }
-            if let Some(last) = self.stderr_tail().last() {
-                detail.push_str(&format!("; its last stderr line: {last}"));
-            }
-        }
-        error
     }
 
     fn unexpected(&self, method: &str, result: &ServerResult) -> CallError {
@@ -426,123 +378,58 @@ impl Mount {
 
     /// Closes the connection and ends the server's process group.
     pub async fn close(self) {
-        let _ = self.service.cancel().await;
-        if let Some(mut child) = self.child.lock().await.take() {
+        self.live.closing.store(true, Ordering::Release);
+        if let Some(supervisor) = &self.supervisor {
+            supervisor.abort();
+        }
+        let connection = self.live.current();
+        connection.service.cancellation_token().cancel();
+        if let Some(child) = &connection.child {
             child.terminate(TERMINATE_GRACE).await;
         }
     }
 }
 
-/// A handshake that succeeded, with what the server offers.
-struct Connected {
-    service: RunningService<RoleClient, Client>,
-    catalog: Catalog,
-    child: Option<ChildServer>,
-}
-
-/// A handshake that did not.
-struct Failed {
-    cause: String,
-    /// The server misunderstood `server/discover`; `initialize` may well work.
-    retry_with_initialize: bool,
-}
-
-impl Failed {
-    fn new(cause: String) -> Failed {
-        Failed {
-            cause,
-            retry_with_initialize: false,
-        }
+impl Live {
+    fn new(connected: Connected, shared: Arc<Shared>) -> Arc<Live> {
+        shared.set_catalog(|c| *c = connected.catalog);
+        let connection = Connection {
+            service: connected.service,
+            child: connected.child,
+        };
+        Arc::new(Live {
+            connection: RwLock::new(Arc::new(connection)),
+            shared,
+            closing: AtomicBool::new(false),
+        })
     }
 }
 
-/// One try at starting or reaching a server and handshaking with `lifecycle`.
-async fn attempt(
-    server: &Server,
-    options: &MountOptions,
-    client: Client,
-    lifecycle: ClientLifecycleMode,
-    stderr_slot: &std::sync::Mutex<Option<Arc<StderrLog>>>,
-) -> Result<Connected, Failed> {
-    match &server.transport {
-        Transport::Stdio(stdio) => {
-            let (mut process, stdout, stdin) =
-                child::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
-                    let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
-                        " (is it installed and on PATH?)"
-                    } else {
-                        ""
-                    };
-                    Failed::new(format!("{e}{hint}"))
-                })?;
-            *stderr_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(process.stderr.clone());
-            match handshake(client, (stdout, stdin), lifecycle).await {
-                Ok(mut connected) => {
-                    connected.child = Some(process);
-                    Ok(connected)
-                }
-                Err(mut failed) => {
-                    // Give the stderr reader a moment to catch the last words of a crash.
-                    let status = wait_briefly(&mut process).await;
-                    if let Some(status) = status {
-                        process.stderr.closed(Duration::from_millis(200)).await;
-                        failed.cause = format!("{} (the process exited: {status})", failed.cause);
-                    }
-                    process.terminate(TERMINATE_GRACE).await;
-                    Err(failed)
-                }
-            }
-        }
-        Transport::Http(remote) => {
-            let transport = http::transport(remote).map_err(Failed::new)?;
-            handshake(client, transport, lifecycle)
-                .await
-                .map_err(|mut failed| {
-                    failed.cause = format!("{} ({})", failed.cause, remote.url);
-                    failed
-                })
-        }
-        Transport::Sse(_) => Err(Failed::new(
-            "the legacy HTTP+SSE transport is not available in this build yet".to_owned(),
-        )),
+fn client_for(name: &str, options: &MountOptions, shared: &Arc<Shared>) -> Client {
+    Client {
+        server: name.into(),
+        roots: options.roots.clone().into(),
+        elicitor: options.elicitor.clone(),
+        shared: shared.clone(),
     }
 }
 
-/// The handshake in `lifecycle`, then the listing of everything the server offers.
-async fn handshake<T, E, A>(
-    client: Client,
-    transport: T,
-    lifecycle: ClientLifecycleMode,
-) -> Result<Connected, Failed>
-where
-    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let probing = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
-    let service = serve_client_with_lifecycle(client, transport, lifecycle)
-        .await
-        .map_err(|e| Failed {
-            retry_with_initialize: probing && misunderstood_discover(&e),
-            cause: describe_init(e),
-        })?;
-    let catalog = list(&service).await.map_err(Failed::new)?;
-    Ok(Connected {
-        service,
-        catalog,
-        child: None,
-    })
-}
-
-/// Whether the handshake failed because the server answered `server/discover` with
-/// something other than a discover result or a JSON-RPC error.
-fn misunderstood_discover(error: &ClientInitializeError) -> bool {
-    matches!(
-        error,
-        ClientInitializeError::ExpectedInitResult(_)
-            | ClientInitializeError::ExpectedInitResponse(_)
-            | ClientInitializeError::UncorrelatedErrorResponse { .. }
-            | ClientInitializeError::LegacyFallbackFailed { .. }
-    )
+/// `: the process exited (status); its last stderr line: ...` for a server that died
+/// during a request, waiting a moment for the exit to be reaped.
+async fn exit_detail(connection: &Connection) -> String {
+    let Some(child) = &connection.child else {
+        return String::new();
+    };
+    let mut detail = String::new();
+    if let Ok(Some(status)) = tokio::time::timeout(Duration::from_millis(100), child.exited()).await
+    {
+        child.stderr.closed(Duration::from_millis(100)).await;
+        detail.push_str(&format!(": the process exited ({status})"));
+    }
+    if let Some(last) = child.stderr.tail().last() {
+        detail.push_str(&format!("; its last stderr line: {last}"));
+    }
+    detail
 }
 
 /// Sends `notifications/cancelled` for a request abandoned by its caller.
@@ -564,95 +451,4 @@ impl Drop for CancelOnDrop {
             let _ = peer.notify_cancelled(params).await;
         });
     }
-}
-
-fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
-    match protocol {
-        Protocol::Legacy => ClientLifecycleMode::Initialize,
-        Protocol::Modern => ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        },
-        Protocol::Auto => ClientLifecycleMode::Auto {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            legacy_version: Some(ProtocolVersion::V_2025_11_25),
-        },
-    }
-}
-
-async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, String> {
-    let caps = service
-        .peer_info()
-        .map(|info| info.capabilities.clone())
-        .unwrap_or_default();
-    Catalog::list(service.peer(), &caps)
-        .await
-        .map_err(|e| format!("listing what it offers failed: {e}"))
-}
-
-fn describe_init(error: ClientInitializeError) -> String {
-    match error {
-        // Writing to a server that already exited fails with a broken pipe; to the user
-        // that is the same event as reading end-of-file from it. Other transport errors
-        // (a refused connection, an HTTP status) are worth showing as they are.
-        ClientInitializeError::TransportError { error, .. } => match root_cause(&error) {
-            Some(Cause::System(cause)) if !cause.contains("Broken pipe") => {
-                format!("cannot connect: {cause}")
-            }
-            Some(Cause::Protocol(cause)) if cause.contains("authorization required") => {
-                format!("{cause} (is the token in its headers set and valid?)")
-            }
-            Some(Cause::Protocol(cause)) => format!("handshake failed: {cause}"),
-            _ => "closed the connection during the handshake".to_owned(),
-        },
-        ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::Cancelled => {
-            "closed the connection during the handshake".to_owned()
-        }
-        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => describe_init(*fallback),
-        ClientInitializeError::JsonRpcError(e) => {
-            format!("rejected the handshake: {} (code {})", e.message, e.code.0)
-        }
-        other => format!("handshake failed: {other}"),
-    }
-}
-
-/// What the innermost error of a chain says.
-enum Cause {
-    /// The operating system's words: a refused or reset connection, a broken pipe.
-    System(String),
-    /// The peer's or the protocol's: an HTTP status, a rejected request.
-    Protocol(String),
-}
-
-/// The innermost error of a chain: the one that says what actually happened.
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
-    let mut current = error.source()?;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    // rmcp wraps reqwest's error without exposing it as a source, so the system's
-    // words ("Connection refused") only survive in the debug form.
-    let debug = format!("{current:?}");
-    if let Some(start) = debug.find("message: \"") {
-        let rest = &debug[start + 10..];
-        if let Some(end) = rest.find('"') {
-            return Some(Cause::System(rest[..end].to_owned()));
-        }
-    }
-    let text = current.to_string();
-    if text.contains("Broken pipe") {
-        Some(Cause::System(text))
-    } else {
-        Some(Cause::Protocol(text))
-    }
-}
-
-/// The exit status if the process ends within a moment; `None` if it is still running.
-async fn wait_briefly(child: &mut ChildServer) -> Option<std::process::ExitStatus> {
-    for _ in 0..10 {
-        if let Some(status) = child.try_status() {
-            return Some(status);
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    None
 }

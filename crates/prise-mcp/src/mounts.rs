@@ -373,7 +373,7 @@ impl Mounts {
         let generation: u64 = self
             .mounts
             .iter()
-            .map(|m| m.shared.generation.load(Ordering::Acquire))
+            .map(|m| m.shared().generation.load(Ordering::Acquire))
             .sum();
         if self
             .routes

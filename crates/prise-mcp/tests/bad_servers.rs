@@ -333,3 +333,73 @@ async fn servers_get_a_minimal_environment() {
     assert!(inherited.contains("CARGO_MANIFEST_DIR"), "{inherited}");
     close_cleanly(mounts, &m).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_server_is_restarted_with_backoff() {
+    let m = marker("restart");
+    let script = fixture("bad_server.py");
+    let config = format!(
+        r#"{{"mcpServers": {{
+  "flaky": {{"command": "python3", "args": ["{script}", "normal", "{m}"], "restart": "on-failure", "maxRestarts": 2}},
+  "fragile": {{"command": "python3", "args": ["{script}", "normal", "{m}-fragile"], "restart": "never"}}
+}}}}"#
+    );
+    let options = MountOptions {
+        log_dir: None,
+        ..MountOptions::default()
+    };
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        options,
+    )
+    .await;
+    let mut events = mounts.subscribe();
+    let first_pid = mounts.mounts()[0].pid().unwrap();
+
+    // The call in flight when the server dies gets a clear error, not a hang.
+    let error = mounts.call_tool("flaky__crash", None).await.unwrap_err();
+    assert!(matches!(error, CallError::Closed { .. }), "{error}");
+    assert!(error.to_string().contains("exit status: 9"), "{error}");
+
+    let mut restarted = false;
+    while let Ok(Ok(event)) = tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
+        match event {
+            prise_mcp::MountEvent::Restarting {
+                server,
+                attempt,
+                delay,
+            } => {
+                assert_eq!(
+                    (server.as_str(), attempt, delay),
+                    ("flaky", 1, Duration::from_millis(500))
+                );
+            }
+            prise_mcp::MountEvent::Ready { server, .. } if server == "flaky" => {
+                restarted = true;
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(restarted);
+    let second_pid = mounts.mounts()[0].pid().unwrap();
+    assert_ne!(first_pid, second_pid);
+    assert!(!alive(first_pid));
+    assert_eq!(
+        text(&mounts.call_tool("flaky__echo", args("back")).await.unwrap()),
+        "echo: back"
+    );
+
+    // With `restart: never`, a crashed server stays down and says so at once.
+    let _ = mounts.call_tool("fragile__crash", None).await.unwrap_err();
+    let again = tokio::time::timeout(
+        Duration::from_secs(2),
+        mounts.call_tool("fragile__echo", args("x")),
+    )
+    .await;
+    assert!(
+        matches!(again, Ok(Err(CallError::Closed { .. }))),
+        "{again:?}"
+    );
+    close_cleanly(mounts, &m).await;
+}

@@ -46,7 +46,7 @@ fn interrupt_during_a_call(signal: &str, expected_code: i32) {
         ),
     )
     .unwrap();
-    let mut prise = Command::new(assert_cmd::cargo::cargo_bin("prise"))
+    let prise = Command::new(assert_cmd::cargo::cargo_bin("prise"))
         .arg("--config")
         .arg(&config)
         .args(["call", "srv__slow"])

@@ -1,0 +1,259 @@
+//! Reaching a server: spawning or connecting, the handshake in the right protocol era,
+//! and the first listing of what it offers.
+
+// `Root` is deprecated by the 2026-07-28 revision; dated-version servers still ask for it.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use prise_config::{Protocol, Server, Transport};
+use rmcp::RoleClient;
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, RunningService, serve_client_with_lifecycle,
+};
+
+use crate::catalog::Catalog;
+use crate::child::{self, ChildServer, StderrLog};
+use crate::client::Client;
+use crate::http;
+use crate::mount::{MountOptions, TERMINATE_GRACE};
+
+/// A live connection: the rmcp service and, for stdio, the process behind it.
+pub(crate) struct Connection {
+    pub service: RunningService<RoleClient, Client>,
+    pub child: Option<ChildServer>,
+}
+
+/// Where the stderr of the latest attempt is kept, so that a timeout can still show it.
+pub(crate) type StderrSlot = std::sync::Mutex<Option<Arc<StderrLog>>>;
+
+/// Reaches a configured server in its configured era. Some servers answer
+/// `server/discover` with an empty success instead of an error: they are of the dated
+/// era and say so badly, so such a server is asked again the old way, on a fresh
+/// connection.
+pub(crate) async fn establish(
+    server: &Server,
+    options: &MountOptions,
+    client: Client,
+    stderr: &StderrSlot,
+) -> Result<Connected, Failed> {
+    match attempt(
+        server,
+        options,
+        client.clone(),
+        lifecycle(server.protocol),
+        stderr,
+    )
+    .await
+    {
+        Err(failed) if failed.retry_with_initialize => {
+            tracing::debug!(server = %server.name, "discover misunderstood ({}); retrying with initialize", failed.cause);
+            attempt(
+                server,
+                options,
+                client,
+                ClientLifecycleMode::Initialize,
+                stderr,
+            )
+            .await
+        }
+        outcome => outcome,
+    }
+}
+
+/// A handshake that succeeded, with what the server offers.
+pub(crate) struct Connected {
+    pub service: RunningService<RoleClient, Client>,
+    pub catalog: Catalog,
+    pub child: Option<ChildServer>,
+}
+
+/// A handshake that did not.
+pub(crate) struct Failed {
+    pub cause: String,
+    /// The server misunderstood `server/discover`; `initialize` may well work.
+    pub retry_with_initialize: bool,
+}
+
+impl Failed {
+    pub fn new(cause: String) -> Failed {
+        Failed {
+            cause,
+            retry_with_initialize: false,
+        }
+    }
+}
+
+/// One try at starting or reaching a server and handshaking with `lifecycle`.
+async fn attempt(
+    server: &Server,
+    options: &MountOptions,
+    client: Client,
+    lifecycle: ClientLifecycleMode,
+    stderr_slot: &StderrSlot,
+) -> Result<Connected, Failed> {
+    match &server.transport {
+        Transport::Stdio(stdio) => {
+            let (process, stdout, stdin) =
+                child::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
+                    let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
+                        " (is it installed and on PATH?)"
+                    } else {
+                        ""
+                    };
+                    Failed::new(format!("{e}{hint}"))
+                })?;
+            *stderr_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(process.stderr.clone());
+            match handshake(client, (stdout, stdin), lifecycle).await {
+                Ok(mut connected) => {
+                    connected.child = Some(process);
+                    Ok(connected)
+                }
+                Err(mut failed) => {
+                    // Give the stderr reader a moment to catch the last words of a crash.
+                    let status = tokio::time::timeout(Duration::from_millis(100), process.exited())
+                        .await
+                        .ok()
+                        .flatten();
+                    if let Some(status) = status {
+                        process.stderr.closed(Duration::from_millis(200)).await;
+                        failed.cause = format!("{} (the process exited: {status})", failed.cause);
+                    }
+                    process.terminate(TERMINATE_GRACE).await;
+                    Err(failed)
+                }
+            }
+        }
+        Transport::Http(remote) => {
+            let transport = http::transport(remote).map_err(Failed::new)?;
+            handshake(client, transport, lifecycle)
+                .await
+                .map_err(|mut failed| {
+                    failed.cause = format!("{} ({})", failed.cause, remote.url);
+                    failed
+                })
+        }
+        Transport::Sse(_) => Err(Failed::new(
+            "the legacy HTTP+SSE transport is not available in this build yet".to_owned(),
+        )),
+    }
+}
+
+/// The handshake in `lifecycle`, then the listing of everything the server offers.
+pub(crate) async fn handshake<T, E, A>(
+    client: Client,
+    transport: T,
+    lifecycle: ClientLifecycleMode,
+) -> Result<Connected, Failed>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let probing = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+    let service = serve_client_with_lifecycle(client, transport, lifecycle)
+        .await
+        .map_err(|e| Failed {
+            retry_with_initialize: probing && misunderstood_discover(&e),
+            cause: describe_init(e),
+        })?;
+    let catalog = list(&service).await.map_err(Failed::new)?;
+    Ok(Connected {
+        service,
+        catalog,
+        child: None,
+    })
+}
+
+/// Whether the handshake failed because the server answered `server/discover` with
+/// something other than a discover result or a JSON-RPC error.
+fn misunderstood_discover(error: &ClientInitializeError) -> bool {
+    matches!(
+        error,
+        ClientInitializeError::ExpectedInitResult(_)
+            | ClientInitializeError::ExpectedInitResponse(_)
+            | ClientInitializeError::UncorrelatedErrorResponse { .. }
+            | ClientInitializeError::LegacyFallbackFailed { .. }
+    )
+}
+
+pub(crate) fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
+    match protocol {
+        Protocol::Legacy => ClientLifecycleMode::Initialize,
+        Protocol::Modern => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        Protocol::Auto => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+    }
+}
+
+async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, String> {
+    let caps = service
+        .peer_info()
+        .map(|info| info.capabilities.clone())
+        .unwrap_or_default();
+    Catalog::list(service.peer(), &caps)
+        .await
+        .map_err(|e| format!("listing what it offers failed: {e}"))
+}
+
+fn describe_init(error: ClientInitializeError) -> String {
+    match error {
+        // Writing to a server that already exited fails with a broken pipe; to the user
+        // that is the same event as reading end-of-file from it. Other transport errors
+        // (a refused connection, an HTTP status) are worth showing as they are.
+        ClientInitializeError::TransportError { error, .. } => match root_cause(&error) {
+            Some(Cause::System(cause)) if !cause.contains("Broken pipe") => {
+                format!("cannot connect: {cause}")
+            }
+            Some(Cause::Protocol(cause)) if cause.contains("authorization required") => {
+                format!("{cause} (is the token in its headers set and valid?)")
+            }
+            Some(Cause::Protocol(cause)) => format!("handshake failed: {cause}"),
+            _ => "closed the connection during the handshake".to_owned(),
+        },
+        ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::Cancelled => {
+            "closed the connection during the handshake".to_owned()
+        }
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => describe_init(*fallback),
+        ClientInitializeError::JsonRpcError(e) => {
+            format!("rejected the handshake: {} (code {})", e.message, e.code.0)
+        }
+        other => format!("handshake failed: {other}"),
+    }
+}
+
+/// What the innermost error of a chain says.
+enum Cause {
+    /// The operating system's words: a refused or reset connection, a broken pipe.
+    System(String),
+    /// The peer's or the protocol's: an HTTP status, a rejected request.
+    Protocol(String),
+}
+
+/// The innermost error of a chain: the one that says what actually happened.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
+    let mut current = error.source()?;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    // rmcp wraps reqwest's error without exposing it as a source, so the system's
+    // words ("Connection refused") only survive in the debug form.
+    let debug = format!("{current:?}");
+    if let Some(start) = debug.find("message: \"") {
+        let rest = &debug[start + 10..];
+        if let Some(end) = rest.find('"') {
+            return Some(Cause::System(rest[..end].to_owned()));
+        }
+    }
+    let text = current.to_string();
+    if text.contains("Broken pipe") {
+        Some(Cause::System(text))
+    } else {
+        Some(Cause::Protocol(text))
+    }
+}
