@@ -112,7 +112,7 @@ impl ClientHandler for Client {
                 self.shared.set_catalog(|c| c.tools = tools);
                 self.changed("tools");
             }
-            Err(e) => tracing::warn!(server = %self.server, "re-listing tools failed: {e}"),
+            Err(e) => self.relist_failed("tools", &e),
         }
     }
 
@@ -129,9 +129,7 @@ impl ClientHandler for Client {
                 });
                 self.changed("resources");
             }
-            (Err(e), _) | (_, Err(e)) => {
-                tracing::warn!(server = %self.server, "re-listing resources failed: {e}")
-            }
+            (Err(e), _) | (_, Err(e)) => self.relist_failed("resources", &e),
         }
     }
 
@@ -141,7 +139,7 @@ impl ClientHandler for Client {
                 self.shared.set_catalog(|c| c.prompts = prompts);
                 self.changed("prompts");
             }
-            Err(e) => tracing::warn!(server = %self.server, "re-listing prompts failed: {e}"),
+            Err(e) => self.relist_failed("prompts", &e),
         }
     }
 
@@ -171,6 +169,15 @@ impl ClientHandler for Client {
 }
 
 impl Client {
+    /// A connection that is closing cannot be re-listed; that is no news.
+    fn relist_failed(&self, what: &str, error: &rmcp::ServiceError) {
+        if matches!(error, rmcp::ServiceError::TransportClosed) {
+            tracing::debug!(server = %self.server, "not re-listing {what}: the connection is closed");
+        } else {
+            tracing::warn!(server = %self.server, "re-listing {what} failed: {error}");
+        }
+    }
+
     fn changed(&self, what: &'static str) {
         tracing::debug!(server = %self.server, "{what} changed, re-listed");
         let _ = self.shared.events.send(MountEvent::ListChanged {

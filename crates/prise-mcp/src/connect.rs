@@ -17,8 +17,8 @@ use rmcp::service::{
 use crate::catalog::Catalog;
 use crate::child::{self, ChildServer, StderrLog};
 use crate::client::Client;
-use crate::http;
 use crate::mount::{MountOptions, TERMINATE_GRACE};
+use crate::{http, sse};
 
 /// A live connection: the rmcp service and, for stdio, the process behind it.
 pub(crate) struct Connection {
@@ -135,9 +135,18 @@ async fn attempt(
                     failed
                 })
         }
-        Transport::Sse(_) => Err(Failed::new(
-            "the legacy HTTP+SSE transport is not available in this build yet".to_owned(),
-        )),
+        Transport::Sse(remote) => {
+            let transport = sse::LegacySse::connect(remote, http::client().map_err(Failed::new)?)
+                .await
+                .map_err(|cause| Failed::new(format!("{cause} ({})", remote.url)))?;
+            // The legacy transport predates server/discover: initialize it is.
+            handshake(client, transport, ClientLifecycleMode::Initialize)
+                .await
+                .map_err(|mut failed| {
+                    failed.cause = format!("{} ({})", failed.cause, remote.url);
+                    failed
+                })
+        }
     }
 }
 
@@ -255,5 +264,13 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
         Some(Cause::System(text))
     } else {
         Some(Cause::Protocol(text))
+    }
+}
+
+/// The operating system's words for a failed request, when it has some.
+pub(crate) fn describe_http(error: &reqwest::Error) -> String {
+    match root_cause(error) {
+        Some(Cause::System(cause)) | Some(Cause::Protocol(cause)) => cause,
+        None => error.to_string(),
     }
 }

@@ -29,13 +29,19 @@ pub(crate) fn transport(
             .map_err(|_| format!("the value of header {name} is not valid in HTTP"))?;
         headers.insert(header, value);
     }
-    let client = reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(10))
-        .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+    let client = client()?;
     let config =
         StreamableHttpClientTransportConfig::with_uri(remote.url.as_str()).custom_headers(headers);
     Ok(StreamableHttpClientTransport::with_client(client, config))
+}
+
+/// An HTTP client for one server.
+pub(crate) fn client() -> Result<reqwest::Client, String> {
+    install_crypto();
+    reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))
 }
 
 /// rustls needs a process-wide crypto provider; prise uses ring, which builds in

@@ -19,6 +19,7 @@ mod http;
 mod mount;
 mod mounts;
 pub mod registry;
+mod sse;
 mod supervise;
 
 pub use catalog::Catalog;

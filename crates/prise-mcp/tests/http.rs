@@ -1,5 +1,5 @@
-//! Streamable HTTP: server-everything over HTTP, and endpoints that fail (500, 401,
-//! hanging), each a clear failure that leaves the other servers alone.
+//! Streamable HTTP and legacy HTTP+SSE: server-everything over both, and endpoints that
+//! fail (500, 401, hanging), each a clear failure that leaves the other servers alone.
 
 mod common;
 
@@ -33,10 +33,15 @@ fn free_port() -> u16 {
 
 /// Starts server-everything over Streamable HTTP and waits until it accepts connections.
 fn everything_http() -> (Guard, u16) {
+    everything("streamableHttp")
+}
+
+/// Starts server-everything in `mode` (`streamableHttp` or `sse`).
+fn everything(mode: &str) -> (Guard, u16) {
     let port = free_port();
     let child = Command::new("node")
         .arg(peers().join("npm/node_modules/.bin/mcp-server-everything"))
-        .arg("streamableHttp")
+        .arg(mode)
         .env("PORT", port.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -193,5 +198,58 @@ async fn failing_endpoints_are_reported_and_isolated() {
         .await
         .unwrap();
     assert!(matches!(&result.content[0], ContentBlock::Text(t) if t.text == "echo: ok"));
+    mounts.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_over_legacy_sse() {
+    let (_server, port) = everything("sse");
+    let (_bad, bad_port) = bad_http("500");
+    let config = format!(
+        r#"{{"mcpServers": {{
+  "old": {{"type": "sse", "url": "http://127.0.0.1:{port}/sse"}},
+  "wrong": {{"type": "sse", "url": "http://127.0.0.1:{bad_port}/sse"}}
+}}}}"#
+    );
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        MountOptions::default(),
+    )
+    .await;
+    let failure = &mounts.failures()[0];
+    assert_eq!(failure.server, "wrong");
+    assert!(
+        failure
+            .cause
+            .starts_with("the event stream answered HTTP 405"),
+        "{}",
+        failure.cause
+    );
+    let mount = &mounts.mounts()[0];
+    assert_eq!(mount.transport(), "sse");
+    assert_eq!(mount.tools().len(), 15);
+    let result = mounts
+        .call_tool(
+            "old__echo",
+            serde_json::json!({"message": "legacy"})
+                .as_object()
+                .cloned(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(&result.content[0], ContentBlock::Text(t) if t.text == "Echo: legacy"),
+        "{result:?}"
+    );
+    // Resources travel the same way.
+    let (_, resource) = &mounts.resources()[0];
+    assert!(
+        !mounts
+            .read_resource(&resource.uri, None)
+            .await
+            .unwrap()
+            .contents
+            .is_empty()
+    );
     mounts.close().await;
 }

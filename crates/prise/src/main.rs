@@ -115,9 +115,15 @@ fn init_logging(verbose: u8) {
         Ok(spec) if !spec.trim().is_empty() => EnvFilter::new(spec),
         _ => EnvFilter::new(default),
     };
-    tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_target(verbose > 0)
-        .init();
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(verbose > 0);
+    // Timestamps help when debugging; in a plain run a warning is a line for a person.
+    if verbose > 0 {
+        builder.init()
+    } else {
+        builder.without_time().init()
+    }
 }

@@ -1,0 +1,271 @@
+//! The legacy HTTP+SSE transport (protocol 2024-11-05), which rmcp no longer ships:
+//! GET an event stream whose first event, `endpoint`, names the URL to POST messages
+//! to; the server's messages arrive as `message` events on the stream.
+
+use prise_config::Remote;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use rmcp::RoleClient;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use tokio::sync::mpsc;
+
+/// Messages buffered from the stream before the client reads them.
+const BUFFER: usize = 64;
+/// An event larger than this is dropped (and the stream with it): bounded memory.
+const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// Why the SSE transport failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SseError {
+    /// The HTTP request failed.
+    #[error("{0}")]
+    Http(String),
+    /// The server answered a POST with an error status.
+    #[error("the server answered HTTP {0} to a message")]
+    Status(u16),
+}
+
+/// A connected legacy SSE transport.
+pub(crate) struct LegacySse {
+    client: reqwest::Client,
+    endpoint: reqwest::Url,
+    headers: HeaderMap,
+    incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl LegacySse {
+    /// Opens the event stream and waits for its `endpoint` event.
+    pub async fn connect(remote: &Remote, client: reqwest::Client) -> Result<LegacySse, String> {
+        let base =
+            reqwest::Url::parse(&remote.url).map_err(|e| format!("bad url {}: {e}", remote.url))?;
+        let mut headers = HeaderMap::new();
+        for (name, value) in &remote.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("{name:?} is not a valid header name"))?;
+            let value = HeaderValue::from_str(value)
+                .map_err(|_| format!("the value of header {name} is not valid in HTTP"))?;
+            headers.insert(name, value);
+        }
+        let mut response = client
+            .get(base.clone())
+            .headers(headers.clone())
+            .header(ACCEPT, "text/event-stream")
+            .send()
+            .await
+            .map_err(|e| format!("cannot connect: {}", crate::connect::describe_http(&e)))?;
+        if !response.status().is_success() {
+            return Err(format!(
+                "the event stream answered HTTP {}",
+                response.status().as_u16()
+            ));
+        }
+        let mut parser = EventParser::default();
+        let endpoint = loop {
+            let chunk = response
+                .chunk()
+                .await
+                .map_err(|e| format!("the event stream failed: {e}"))?;
+            let Some(chunk) = chunk else {
+                return Err("the event stream ended before its endpoint event".into());
+            };
+            let events = parser.feed(&chunk).map_err(|e| e.to_owned())?;
+            let mut found = None;
+            for event in events {
+                if event.name == "endpoint" {
+                    found = Some(
+                        base.join(event.data.trim())
+                            .map_err(|e| format!("bad endpoint {:?}: {e}", event.data))?,
+                    );
+                }
+            }
+            if let Some(endpoint) = found {
+                break endpoint;
+            }
+        };
+        let (tx, incoming) = mpsc::channel(BUFFER);
+        let reader = tokio::spawn(read_messages(response, parser, tx));
+        Ok(LegacySse {
+            client,
+            endpoint,
+            headers,
+            incoming,
+            reader,
+        })
+    }
+}
+
+/// Forwards `message` events until the stream ends or the client goes away.
+async fn read_messages(
+    mut response: reqwest::Response,
+    mut parser: EventParser,
+    tx: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+) {
+    loop {
+        let chunk = match response.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("SSE stream failed: {e}");
+                return;
+            }
+        };
+        let events = match parser.feed(&chunk) {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!("SSE stream dropped: {e}");
+                return;
+            }
+        };
+        for event in events
+            .into_iter()
+            .filter(|e| e.name == "message" || e.name.is_empty())
+        {
+            match serde_json::from_str(&event.data) {
+                Ok(message) => {
+                    if tx.send(message).await.is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!("skipping an SSE event that is not a JSON-RPC message: {e}")
+                }
+            }
+        }
+    }
+}
+
+impl rmcp::transport::Transport<RoleClient> for LegacySse {
+    type Error = SseError;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), SseError>> + Send + 'static {
+        let request = self
+            .client
+            .post(self.endpoint.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json");
+        async move {
+            let body = serde_json::to_vec(&item).map_err(|e| SseError::Http(e.to_string()))?;
+            let response = request
+                .body(body)
+                .send()
+                .await
+                .map_err(|e| SseError::Http(e.to_string()))?;
+            if response.status().is_success() {
+                Ok(())
+            } else {
+                Err(SseError::Status(response.status().as_u16()))
+            }
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.incoming.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), SseError> {
+        self.reader.abort();
+        Ok(())
+    }
+}
+
+impl Drop for LegacySse {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Event {
+    name: String,
+    data: String,
+}
+
+/// Incremental `text/event-stream` parsing: bytes in, complete events out.
+#[derive(Debug, Default)]
+struct EventParser {
+    buffer: Vec<u8>,
+    name: String,
+    data: Vec<String>,
+}
+
+impl EventParser {
+    fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, &'static str> {
+        self.buffer.extend_from_slice(bytes);
+        let mut events = Vec::new();
+        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.buffer.drain(..=end).collect();
+            let line = String::from_utf8_lossy(&line);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                if !self.data.is_empty() || !self.name.is_empty() {
+                    events.push(Event {
+                        name: std::mem::take(&mut self.name),
+                        data: self.data.join("\n"),
+                    });
+                    self.data.clear();
+                }
+                continue;
+            }
+            if line.starts_with(':') {
+                continue;
+            }
+            let (field, value) = line
+                .split_once(':')
+                .map_or((line, ""), |(f, v)| (f, v.strip_prefix(' ').unwrap_or(v)));
+            match field {
+                "event" => self.name = value.to_owned(),
+                "data" => self.data.push(value.to_owned()),
+                _ => {} // id and retry: the legacy transport has no resumption
+            }
+        }
+        let pending: usize = self.buffer.len() + self.data.iter().map(String::len).sum::<usize>();
+        if pending > MAX_EVENT_BYTES {
+            return Err("an event exceeded 16 MiB");
+        }
+        Ok(events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Event, EventParser};
+
+    #[test]
+    fn events_across_chunks() {
+        let mut parser = EventParser::default();
+        assert_eq!(
+            parser
+                .feed(b"event: endpoint\r\ndata: /messages?session")
+                .unwrap(),
+            []
+        );
+        let events = parser
+            .feed(b"Id=1\r\n\r\n: comment\nevent: message\ndata: {\"a\":\ndata: 1}\n\n")
+            .unwrap();
+        assert_eq!(
+            events,
+            [
+                Event {
+                    name: "endpoint".into(),
+                    data: "/messages?sessionId=1".into()
+                },
+                Event {
+                    name: "message".into(),
+                    data: "{\"a\":\n1}".into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn oversized_events_are_refused() {
+        let mut parser = EventParser::default();
+        let big = vec![b'x'; 17 * 1024 * 1024];
+        assert!(parser.feed(b"data: ").is_ok());
+        assert!(parser.feed(&big).is_err());
+    }
+}
