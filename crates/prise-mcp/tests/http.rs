@@ -38,7 +38,11 @@ fn everything_http() -> (Guard, u16) {
 
 /// Starts server-everything in `mode` (`streamableHttp` or `sse`).
 fn everything(mode: &str) -> (Guard, u16) {
-    let port = free_port();
+    everything_on(mode, free_port())
+}
+
+/// Starts server-everything in `mode` on `port`.
+fn everything_on(mode: &str, port: u16) -> (Guard, u16) {
     let child = Command::new("node")
         .arg(peers().join("npm/node_modules/.bin/mcp-server-everything"))
         .arg(mode)
@@ -250,6 +254,38 @@ async fn server_everything_over_legacy_sse() {
             .unwrap()
             .contents
             .is_empty()
+    );
+    mounts.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_session_is_reinitialised_once() {
+    let (server, port) = everything_http();
+    let config =
+        format!(r#"{{"mcpServers": {{"everything": {{"url": "http://127.0.0.1:{port}/mcp"}}}}}}"#);
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        MountOptions::default(),
+    )
+    .await;
+    let echo = |message: &'static str| {
+        mounts.call_tool(
+            "everything__echo",
+            serde_json::json!({"message": message}).as_object().cloned(),
+        )
+    };
+    assert!(echo("before").await.is_ok());
+    // A restarted server has forgotten the session: server-everything answers 400.
+    drop(server);
+    let (_server, _) = everything_on("streamableHttp", port);
+    // Bounded, so that a regression fails here rather than at the 60 s call timeout.
+    let result = tokio::time::timeout(Duration::from_secs(10), echo("after"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        matches!(&result.content[0], ContentBlock::Text(t) if t.text == "Echo: after"),
+        "{result:?}"
     );
     mounts.close().await;
 }
