@@ -11,6 +11,9 @@ command -v cargo >/dev/null 2>&1 || {
 
 PRISE_PEERS=$(scripts/peers.sh)
 export PRISE_PEERS
+# Logs and remembered protocol eras of the test run stay in target/, fresh each run.
+export PRISE_STATE_DIR="$PWD/target/test-state"
+rm -rf "$PRISE_STATE_DIR"
 
 echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check

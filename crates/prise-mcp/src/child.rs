@@ -255,20 +255,19 @@ impl Drop for ChildServer {
     }
 }
 
-/// Where per-server stderr logs go: `$PRISE_STATE_DIR/logs`, else
-/// `$XDG_STATE_HOME/prise/logs`, else `~/.local/state/prise/logs`.
-pub fn default_log_dir() -> Option<PathBuf> {
+/// prise's state directory: `$PRISE_STATE_DIR`, else `$XDG_STATE_HOME/prise`, else
+/// `~/.local/state/prise`. Per-server stderr logs go to its `logs/` folder.
+pub fn default_state_dir() -> Option<PathBuf> {
     let env = |key: &str| {
         std::env::var_os(key)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    let state = env("PRISE_STATE_DIR")
+    env("PRISE_STATE_DIR")
         .or_else(|| {
             env("XDG_STATE_HOME")
                 .filter(|p| p.is_absolute())
                 .map(|p| p.join("prise"))
         })
-        .or_else(|| env("HOME").map(|h| h.join(".local/state/prise")))?;
-    Some(state.join("logs"))
+        .or_else(|| env("HOME").map(|h| h.join(".local/state/prise")))
 }

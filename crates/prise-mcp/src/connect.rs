@@ -17,6 +17,7 @@ use rmcp::service::{
 use crate::catalog::Catalog;
 use crate::child::{self, ChildServer, StderrLog};
 use crate::client::Client;
+use crate::eras::Era;
 use crate::mount::{MountOptions, TERMINATE_GRACE};
 use crate::{http, sse};
 
@@ -29,7 +30,9 @@ pub(crate) struct Connection {
 /// Where the stderr of the latest attempt is kept, so that a timeout can still show it.
 pub(crate) type StderrSlot = std::sync::Mutex<Option<Arc<StderrLog>>>;
 
-/// Reaches a configured server in its configured era. Some servers answer
+/// Reaches a configured server in its configured era. In `auto`, the era remembered
+/// from last time is tried directly; otherwise, or if that fails, rmcp probes with
+/// `server/discover` and falls back to `initialize`. Some servers answer
 /// `server/discover` with an empty success instead of an error: they are of the dated
 /// era and say so badly, so such a server is asked again the old way, on a fresh
 /// connection.
@@ -39,7 +42,25 @@ pub(crate) async fn establish(
     client: Client,
     stderr: &StderrSlot,
 ) -> Result<Connected, Failed> {
-    match attempt(
+    let remembered = match (server.protocol, &options.eras) {
+        (Protocol::Auto, Some(eras)) => eras.get(server),
+        _ => None,
+    };
+    if let Some(era) = remembered {
+        let lifecycle = match era {
+            Era::Legacy => ClientLifecycleMode::Initialize,
+            Era::Modern => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        };
+        match attempt(server, options, client.clone(), lifecycle, stderr).await {
+            Ok(connected) => return Ok(connected),
+            Err(failed) => {
+                tracing::debug!(server = %server.name, "remembered era {era:?} failed ({}); probing", failed.cause)
+            }
+        }
+    }
+    let outcome = match attempt(
         server,
         options,
         client.clone(),
@@ -60,7 +81,16 @@ pub(crate) async fn establish(
             .await
         }
         outcome => outcome,
+    };
+    if let (Ok(connected), Protocol::Auto, Some(eras)) = (&outcome, server.protocol, &options.eras)
+    {
+        let modern = connected
+            .service
+            .peer_info()
+            .is_some_and(|info| info.protocol_version == ProtocolVersion::V_2026_07_28);
+        eras.put(server, if modern { Era::Modern } else { Era::Legacy });
     }
+    outcome
 }
 
 /// A handshake that succeeded, with what the server offers.

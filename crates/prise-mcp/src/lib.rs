@@ -13,6 +13,7 @@ pub mod child;
 mod client;
 mod connect;
 pub mod elicit;
+pub mod eras;
 mod error;
 mod event;
 mod http;

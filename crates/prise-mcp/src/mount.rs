@@ -22,6 +22,7 @@ use crate::child::{self, StderrLog};
 use crate::client::{Client, Shared};
 use crate::connect::{self, Connected, Connection, StderrSlot};
 use crate::elicit::{Decline, Elicitor};
+use crate::eras::EraCache;
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
 use crate::supervise;
@@ -38,6 +39,8 @@ pub struct MountOptions {
     pub log_dir: Option<std::path::PathBuf>,
     /// Who answers servers' questions (elicitation).
     pub elicitor: Arc<dyn Elicitor>,
+    /// Where the protocol era of each server is remembered; `None` probes every time.
+    pub eras: Option<EraCache>,
 }
 
 impl Default for MountOptions {
@@ -50,10 +53,12 @@ impl Default for MountOptions {
             })
             .into_iter()
             .collect();
+        let state = child::default_state_dir();
         MountOptions {
             roots,
-            log_dir: child::default_log_dir(),
+            log_dir: state.as_ref().map(|dir| dir.join("logs")),
             elicitor: Arc::new(Decline),
+            eras: state.map(|dir| EraCache::at(dir.join("eras.json"))),
         }
     }
 }

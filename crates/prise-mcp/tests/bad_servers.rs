@@ -403,3 +403,43 @@ async fn a_crashed_server_is_restarted_with_backoff() {
     );
     close_cleanly(mounts, &m).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_protocol_era_is_remembered_and_asked_directly() {
+    let m = marker("eras");
+    let state = tempfile::tempdir().unwrap();
+    let eras = prise_mcp::eras::EraCache::at(state.path().join("eras.json"));
+    let config = format!(
+        r#"{{"mcpServers": {{"srv": {{"command": "python3", "args": ["{}", "normal", "{m}"]}}}}}}"#,
+        fixture("bad_server.py")
+    );
+    let methods = |mounts: &Mounts| -> Vec<String> {
+        mounts.mounts()[0]
+            .stderr_tail()
+            .into_iter()
+            .filter_map(|l| l.strip_prefix("method: ").map(str::to_owned))
+            .collect()
+    };
+    let options = MountOptions {
+        log_dir: None,
+        eras: Some(eras.clone()),
+        ..MountOptions::default()
+    };
+    let first = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        options.clone(),
+    )
+    .await;
+    assert_eq!(methods(&first)[..2], ["server/discover", "initialize"]);
+    close_cleanly(first, &m).await;
+    let remembered = std::fs::read_to_string(state.path().join("eras.json")).unwrap();
+    assert!(remembered.contains("\"legacy\""), "{remembered}");
+
+    let second = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        options,
+    )
+    .await;
+    assert_eq!(methods(&second)[0], "initialize");
+    close_cleanly(second, &m).await;
+}

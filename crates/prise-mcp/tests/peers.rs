@@ -60,6 +60,7 @@ async fn reference_servers_mount_side_by_side_with_a_broken_one() {
         sources,
         MountOptions {
             roots: vec![root(files.path())],
+            eras: Some(prise_mcp::eras::EraCache::at(logs.path().join("eras.json"))),
             ..options(logs.path())
         },
     )
@@ -123,6 +124,17 @@ async fn reference_servers_mount_side_by_side_with_a_broken_one() {
     };
     assert_eq!(version("everything"), "2025-11-25");
     assert_eq!(version("time"), "2026-07-28");
+    // ... and prise remembers which is which, to ask directly next time.
+    let eras: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(logs.path().join("eras.json")).unwrap())
+            .unwrap();
+    let era = |name: &str| {
+        eras.iter()
+            .find(|(k, _)| k.starts_with(&format!("{name} ")))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(era("everything"), Some("legacy".into()));
+    assert_eq!(era("time"), Some("modern".into()));
 
     let echo = mounts
         .call_tool(
