@@ -57,6 +57,23 @@ async fn close_cleanly(mounts: Mounts, marker: &str) {
     assert!(processes_with(marker).is_empty());
 }
 
+/// The server (the first mount) reports on stderr that it received
+/// `notifications/cancelled`.
+async fn assert_cancelled_on_server(mounts: &Mounts) {
+    let mount = &mounts.mounts()[0];
+    let cancelled = || {
+        mount
+            .stderr_tail()
+            .iter()
+            .any(|l| l.starts_with("cancelled: "))
+    };
+    assert!(
+        eventually(Duration::from_secs(3), cancelled).await,
+        "{:?}",
+        mount.stderr_tail()
+    );
+}
+
 fn marker(name: &str) -> String {
     format!("prise-test-{name}-{}", std::process::id())
 }
@@ -211,16 +228,7 @@ async fn a_timed_out_call_is_cancelled_on_the_server() {
     let mounts = mount("normal", &m).await;
     let error = mounts.call_tool("bad__slow", None).await.unwrap_err();
     assert!(matches!(error, CallError::Timeout { .. }), "{error}");
-    let mount = &mounts.mounts()[0];
-    assert!(
-        eventually(Duration::from_secs(3), || mount
-            .stderr_tail()
-            .iter()
-            .any(|l| l.starts_with("cancelled: ")))
-        .await,
-        "{:?}",
-        mount.stderr_tail()
-    );
+    assert_cancelled_on_server(&mounts).await;
     close_cleanly(mounts, &m).await;
 }
 
@@ -235,16 +243,7 @@ async fn a_dropped_call_is_cancelled_on_the_server() {
     )
     .await;
     assert!(gave_up.is_err());
-    let mount = &mounts.mounts()[0];
-    assert!(
-        eventually(Duration::from_secs(3), || mount
-            .stderr_tail()
-            .iter()
-            .any(|l| l.starts_with("cancelled: ")))
-        .await,
-        "{:?}",
-        mount.stderr_tail()
-    );
+    assert_cancelled_on_server(&mounts).await;
     close_cleanly(mounts, &m).await;
 }
 

@@ -37,7 +37,7 @@ pub enum Command {
     /// Start every configured server and show its state, protocol and what it offers.
     Servers(Json),
     /// List tools as the model sees them (server__tool).
-    Tools(ToolsArgs),
+    Tools(ServerFilter),
     /// Call one tool and print its result.
     Call(CallArgs),
     /// List resources and resource templates.
@@ -70,16 +70,6 @@ pub struct Json {
     pub json: bool,
 }
 
-/// Arguments of `prise tools`.
-#[derive(Debug, Args)]
-pub struct ToolsArgs {
-    /// Only this server's tools.
-    pub server: Option<String>,
-    /// Print JSON, with each tool's input schema.
-    #[arg(long)]
-    pub json: bool,
-}
-
 /// Arguments of `prise call`.
 #[derive(Debug, Args)]
 pub struct CallArgs {
@@ -98,9 +88,16 @@ pub struct CallArgs {
 pub struct ServerFilter {
     /// Only this server.
     pub server: Option<String>,
-    /// Print JSON.
+    /// Print JSON (tools with their input schemas).
     #[arg(long)]
     pub json: bool,
+}
+
+impl ServerFilter {
+    /// Whether an item of `server` is listed.
+    pub fn keeps(&self, server: &str) -> bool {
+        self.server.as_deref().is_none_or(|s| s == server)
+    }
 }
 
 /// Arguments of `prise read`.

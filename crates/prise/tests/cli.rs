@@ -1,5 +1,9 @@
 //! The command line as a user meets it: help, version, `prise config`, exit codes.
 
+mod common;
+
+use common::prise;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -9,16 +13,6 @@ use predicates::prelude::*;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `prise` with a clean, predictable environment and an empty home.
-fn prise(home: &Path) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("prise").unwrap();
-    cmd.env_clear()
-        .env("HOME", home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .current_dir(home);
-    cmd
 }
 
 #[test]

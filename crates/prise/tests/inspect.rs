@@ -1,30 +1,11 @@
 //! The inspector commands on the embedded docs server (no configuration, no network)
 //! and on real peers, with their exit codes.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{peers, prise};
 
 use predicates::prelude::*;
-
-fn prise(home: &Path) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("prise").unwrap();
-    cmd.env_clear()
-        .env("HOME", home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .current_dir(home);
-    cmd
-}
-
-fn peers() -> PathBuf {
-    let dir = std::env::var_os("PRISE_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/peers"));
-    assert!(
-        dir.join("npm/node_modules").is_dir(),
-        "run scripts/peers.sh first ({} is missing)",
-        dir.display()
-    );
-    dir
-}
 
 #[test]
 fn with_no_configuration_the_embedded_docs_are_mounted() {

@@ -1,22 +1,14 @@
 //! `prise serve docs` as real third-party clients see it: the official Python SDK
 //! client and the MCP Inspector CLI.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{peers, prise_bin};
+
+use std::path::Path;
 use std::process::Command;
 
 use predicates::prelude::*;
-
-fn peers() -> PathBuf {
-    let dir = std::env::var_os("PRISE_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/peers"));
-    assert!(
-        dir.join("npm/node_modules").is_dir(),
-        "run scripts/peers.sh first ({} is missing)",
-        dir.display()
-    );
-    dir
-}
 
 /// A small documentation tree.
 fn docs() -> tempfile::TempDir {
@@ -33,10 +25,6 @@ fn docs() -> tempfile::TempDir {
     )
     .unwrap();
     dir
-}
-
-fn prise_bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("prise")
 }
 
 #[test]

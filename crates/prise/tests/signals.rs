@@ -1,41 +1,17 @@
 //! A prise that is interrupted (Ctrl-C, SIGTERM) ends its servers' whole process
 //! groups, wrapper and grandchild alike, and exits with 128 + the signal.
 
-use std::path::Path;
+mod common;
+
+use common::{bad_server, processes_with, wait_until};
+
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline"))
-            && String::from_utf8_lossy(&cmdline).contains(marker)
-        {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-fn wait_until(limit: Duration, check: impl Fn() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if check() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    check()
-}
+use std::time::Duration;
 
 fn interrupt_during_a_call(signal: &str, expected_code: i32) {
     let home = tempfile::tempdir().unwrap();
     let marker = format!("prise-signal-{signal}-{}", std::process::id());
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../prise-mcp/tests/fixtures/bad_server.py");
+    let script = bad_server();
     let config = home.path().join("c.json");
     // Like npx: a shell wrapper whose child is the real server.
     std::fs::write(
@@ -46,7 +22,7 @@ fn interrupt_during_a_call(signal: &str, expected_code: i32) {
         ),
     )
     .unwrap();
-    let prise = Command::new(assert_cmd::cargo::cargo_bin("prise"))
+    let prise = Command::new(common::prise_bin())
         .arg("--config")
         .arg(&config)
         .args(["call", "srv__slow"])

@@ -8,7 +8,7 @@ use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContent
 use prise_mcp::{CallError, Mounts, ServerState};
 use serde_json::{Value, json};
 
-use crate::cli::{CallArgs, PromptArgs, ReadArgs, ServerFilter, ToolsArgs};
+use crate::cli::{CallArgs, PromptArgs, ReadArgs, ServerFilter};
 use crate::commands::mounted::{mount, mount_quietly};
 use crate::failure::Failure;
 use crate::output;
@@ -116,42 +116,28 @@ pub async fn servers(config: Option<&Path>, json: bool) -> Result<(), Failure> {
 }
 
 /// `prise tools`: the tools as a model would see them.
-pub async fn tools(config: Option<&Path>, args: ToolsArgs) -> Result<(), Failure> {
+pub async fn tools(config: Option<&Path>, args: ServerFilter) -> Result<(), Failure> {
     let mounts = mount(config).await?;
     check_server(&mounts, args.server.as_deref())?;
     let tools: Vec<_> = mounts
         .tools()
         .into_iter()
-        .filter(|t| args.server.as_deref().is_none_or(|s| t.server == s))
+        .filter(|t| args.keeps(&t.server))
         .collect();
     mounts.close().await;
-    let mut out = output::stdout();
-    if args.json {
-        let list: Vec<Value> = tools
-            .iter()
-            .map(|t| json!({"name": t.name, "server": t.server, "tool": t.tool}))
-            .collect();
-        output::json(&mut out, &list)?;
-    } else {
-        let rows: Vec<Vec<String>> = tools
-            .iter()
-            .map(|t| {
-                vec![
-                    t.name.clone(),
-                    first_line(
-                        t.tool
-                            .description
-                            .as_deref()
-                            .or(t.tool.title.as_deref())
-                            .unwrap_or(""),
-                    ),
-                ]
-            })
-            .collect();
-        output::table(&mut out, &["TOOL", "DESCRIPTION"], &rows)?;
-    }
-    out.flush()?;
-    Ok(())
+    let items = tools.iter().map(|t| {
+        let description = t
+            .tool
+            .description
+            .as_deref()
+            .or(t.tool.title.as_deref())
+            .unwrap_or("");
+        (
+            json!({"name": t.name, "server": t.server, "tool": t.tool}),
+            vec![t.name.clone(), first_line(description)],
+        )
+    });
+    listing(args.json, &["TOOL", "DESCRIPTION"], items)
 }
 
 /// `prise call`: one tool call; the text of the result, or all of it with `--json`.
@@ -181,49 +167,42 @@ pub async fn call(config: Option<&Path>, args: CallArgs) -> Result<(), Failure> 
 pub async fn resources(config: Option<&Path>, args: ServerFilter) -> Result<(), Failure> {
     let mounts = mount(config).await?;
     check_server(&mounts, args.server.as_deref())?;
-    let keep = |server: &String| args.server.as_deref().is_none_or(|s| s == server);
     let resources: Vec<_> = mounts
         .resources()
         .into_iter()
-        .filter(|(s, _)| keep(s))
+        .filter(|(s, _)| args.keeps(s))
         .collect();
     let templates: Vec<_> = mounts
         .resource_templates()
         .into_iter()
-        .filter(|(s, _)| keep(s))
+        .filter(|(s, _)| args.keeps(s))
         .collect();
     mounts.close().await;
-    let mut out = output::stdout();
-    if args.json {
-        let value = json!({
-            "resources": resources.iter().map(|(server, r)| json!({"server": server, "resource": r})).collect::<Vec<_>>(),
-            "resourceTemplates": templates.iter().map(|(server, t)| json!({"server": server, "template": t})).collect::<Vec<_>>(),
-        });
-        output::json(&mut out, &value)?;
-    } else {
-        let mut rows: Vec<Vec<String>> = resources
-            .iter()
-            .map(|(server, r)| {
-                vec![
-                    server.clone(),
-                    r.uri.clone(),
-                    r.title.clone().unwrap_or_else(|| r.name.clone()),
-                    r.mime_type.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        rows.extend(templates.iter().map(|(server, t)| {
-            vec![
-                server.clone(),
-                t.uri_template.clone(),
-                t.title.clone().unwrap_or_else(|| t.name.clone()),
-                "(template)".to_owned(),
-            ]
-        }));
-        output::table(&mut out, &["SERVER", "URI", "NAME", "TYPE"], &rows)?;
-    }
-    out.flush()?;
-    Ok(())
+    let resources = resources.iter().map(|(server, r)| {
+        let name = r.title.clone().unwrap_or_else(|| r.name.clone());
+        let row = vec![
+            server.clone(),
+            r.uri.clone(),
+            name,
+            r.mime_type.clone().unwrap_or_default(),
+        ];
+        (json!({"server": server, "resource": r}), row)
+    });
+    let templates = templates.iter().map(|(server, t)| {
+        let name = t.title.clone().unwrap_or_else(|| t.name.clone());
+        let row = vec![
+            server.clone(),
+            t.uri_template.clone(),
+            name,
+            "(template)".to_owned(),
+        ];
+        (json!({"server": server, "template": t}), row)
+    });
+    listing(
+        args.json,
+        &["SERVER", "URI", "NAME", "TYPE"],
+        resources.chain(templates),
+    )
 }
 
 /// `prise read`: one resource's contents.
@@ -253,44 +232,30 @@ pub async fn prompts(config: Option<&Path>, args: ServerFilter) -> Result<(), Fa
     let prompts: Vec<_> = mounts
         .prompts()
         .into_iter()
-        .filter(|p| args.server.as_deref().is_none_or(|s| p.server == s))
+        .filter(|p| args.keeps(&p.server))
         .collect();
     mounts.close().await;
-    let mut out = output::stdout();
-    if args.json {
-        let list: Vec<Value> = prompts
+    let items = prompts.iter().map(|p| {
+        let arguments: Vec<String> = p
+            .prompt
+            .arguments
             .iter()
-            .map(|p| json!({"name": p.name, "server": p.server, "prompt": p.prompt}))
-            .collect();
-        output::json(&mut out, &list)?;
-    } else {
-        let rows: Vec<Vec<String>> = prompts
-            .iter()
-            .map(|p| {
-                let arguments: Vec<String> = p
-                    .prompt
-                    .arguments
-                    .iter()
-                    .flatten()
-                    .map(|a| {
-                        if a.required == Some(true) {
-                            format!("{}*", a.name)
-                        } else {
-                            a.name.clone()
-                        }
-                    })
-                    .collect();
-                vec![
-                    p.name.clone(),
-                    arguments.join(" "),
-                    first_line(p.prompt.description.as_deref().unwrap_or("")),
-                ]
+            .flatten()
+            .map(|a| {
+                if a.required == Some(true) {
+                    format!("{}*", a.name)
+                } else {
+                    a.name.clone()
+                }
             })
             .collect();
-        output::table(&mut out, &["PROMPT", "ARGUMENTS", "DESCRIPTION"], &rows)?;
-    }
-    out.flush()?;
-    Ok(())
+        let description = first_line(p.prompt.description.as_deref().unwrap_or(""));
+        (
+            json!({"name": p.name, "server": p.server, "prompt": p.prompt}),
+            vec![p.name.clone(), arguments.join(" "), description],
+        )
+    });
+    listing(args.json, &["PROMPT", "ARGUMENTS", "DESCRIPTION"], items)
 }
 
 /// `prise prompt NAME key=value...`: the prompt's messages.
@@ -412,6 +377,24 @@ fn write_text(out: &mut impl Write, text: &str) -> std::io::Result<()> {
     if !text.ends_with('\n') {
         writeln!(out)?;
     }
+    Ok(())
+}
+
+/// Prints a listing: with `--json` an array of each item's object, otherwise a table of
+/// each item's row.
+fn listing(
+    json: bool,
+    header: &[&str],
+    items: impl Iterator<Item = (Value, Vec<String>)>,
+) -> Result<(), Failure> {
+    let (objects, rows): (Vec<Value>, Vec<Vec<String>>) = items.unzip();
+    let mut out = output::stdout();
+    if json {
+        output::json(&mut out, &objects)?;
+    } else {
+        output::table(&mut out, header, &rows)?;
+    }
+    out.flush()?;
     Ok(())
 }
 

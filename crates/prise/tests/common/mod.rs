@@ -1,0 +1,68 @@
+//! Helpers shared by the command-line tests.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// `prise` with a clean, predictable environment: only `PATH`, and an empty home as
+/// both `HOME` and working directory, so no user configuration is found.
+pub fn prise(home: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("prise").unwrap();
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(home);
+    cmd
+}
+
+/// The `prise` binary.
+pub fn prise_bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("prise")
+}
+
+/// Where `scripts/peers.sh` installed the third-party peers; missing is an error.
+pub fn peers() -> PathBuf {
+    let dir = std::env::var_os("PRISE_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/peers"));
+    assert!(
+        dir.join("npm/node_modules").is_dir(),
+        "run scripts/peers.sh first ({} is missing)",
+        dir.display()
+    );
+    dir
+}
+
+/// The misbehaving test server of prise-mcp's tests.
+pub fn bad_server() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../prise-mcp/tests/fixtures/bad_server.py")
+}
+
+/// Pids of processes whose command line contains `marker`.
+pub fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&cmdline).contains(marker)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for `check` to hold.
+pub fn wait_until(limit: Duration, check: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    check()
+}
