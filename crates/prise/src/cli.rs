@@ -21,6 +21,11 @@ pub struct Cli {
     #[arg(short, long, global = true, value_name = "FILE", env = "PRISE_CONFIG")]
     pub config: Option<PathBuf>,
 
+    /// Offer this folder to servers as a root (repeat for several); the current
+    /// directory when none is given.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Vec<PathBuf>,
+
     /// Log what prise does to stderr (-v: debug, -vv: trace); RUST_LOG also works.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,

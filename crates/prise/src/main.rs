@@ -46,6 +46,7 @@ fn main() -> ExitCode {
 /// ends every server process however the command ends.
 fn run(cli: Cli) -> Result<(), Failure> {
     let config = cli.config.as_deref();
+    let roots = cli.root;
     match cli.command {
         Command::Config(args) => commands::config::run(config, args.json),
         Command::Completions { shell } => commands::completions(shell),
@@ -54,13 +55,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
         command => runtime()?.block_on(async {
             let work = async {
                 match command {
-                    Command::Servers(args) => commands::inspect::servers(config, args.json).await,
-                    Command::Tools(args) => commands::inspect::tools(config, args).await,
-                    Command::Call(args) => commands::inspect::call(config, args).await,
-                    Command::Resources(args) => commands::inspect::resources(config, args).await,
-                    Command::Read(args) => commands::inspect::read(config, args).await,
-                    Command::Prompts(args) => commands::inspect::prompts(config, args).await,
-                    Command::Prompt(args) => commands::inspect::prompt(config, args).await,
+                    Command::Servers(args) => {
+                        commands::inspect::servers(config, &roots, args.json).await
+                    }
+                    Command::Tools(args) => commands::inspect::tools(config, &roots, args).await,
+                    Command::Call(args) => commands::inspect::call(config, &roots, args).await,
+                    Command::Resources(args) => {
+                        commands::inspect::resources(config, &roots, args).await
+                    }
+                    Command::Read(args) => commands::inspect::read(config, &roots, args).await,
+                    Command::Prompts(args) => {
+                        commands::inspect::prompts(config, &roots, args).await
+                    }
+                    Command::Prompt(args) => commands::inspect::prompt(config, &roots, args).await,
                     Command::Serve(ServeCommand::Docs(args)) => commands::serve::docs(args).await,
                     _ => unreachable!("handled above"),
                 }

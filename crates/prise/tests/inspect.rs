@@ -138,3 +138,63 @@ fn servers_shows_healthy_and_failed_peers() {
         .stdout("Echo: hi\n")
         .stderr(predicate::str::contains("warning: server broken"));
 }
+
+#[test]
+fn roots_default_to_the_working_directory_and_can_be_given() {
+    let home = tempfile::tempdir().unwrap();
+    let npm = peers().join("npm/node_modules/.bin");
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(r#"{{"mcpServers": {{"everything": {{"command": "node", "args": ["{}/mcp-server-everything", "stdio"]}}}}}}"#, npm.display()),
+    )
+    .unwrap();
+    let cwd = home.path().canonicalize().unwrap();
+    prise(home.path())
+        .args(["call", "everything__get-roots-list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "URI: file://{}\n",
+            cwd.display()
+        )));
+    let other = tempfile::tempdir().unwrap();
+    let other_dir = other.path().canonicalize().unwrap();
+    prise(home.path())
+        .args(["--root"])
+        .arg(other.path())
+        .args(["call", "everything__get-roots-list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "URI: file://{}\n",
+            other_dir.display()
+        )))
+        .stdout(predicate::str::contains("(1 total)"));
+    prise(home.path())
+        .args(["--root", "/no/such/dir", "tools"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn prise_mounts_its_own_docs_server_over_stdio() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = home.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("a.md"), "# A\nthe answer is 42\n").unwrap();
+    let bin = common::prise_bin();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"mine": {{"command": "{}", "args": ["serve", "docs", "{}"]}}}}}}"#,
+            bin.display(),
+            docs.display()
+        ),
+    )
+    .unwrap();
+    prise(home.path())
+        .args(["call", "mine__grep_docs", r#"{"keyword":"ANSWER"}"#])
+        .assert()
+        .success()
+        .stdout("a.md:2: the answer is 42\n");
+}

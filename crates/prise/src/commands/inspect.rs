@@ -2,7 +2,7 @@
 //! No model is involved; each command mounts, asks, prints, and closes.
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
 use prise_mcp::{CallError, Mounts, ServerState};
@@ -14,8 +14,8 @@ use crate::failure::Failure;
 use crate::output;
 
 /// `prise servers`: each configured server's state, protocol, and what it offers.
-pub async fn servers(config: Option<&Path>, json: bool) -> Result<(), Failure> {
-    let mounts = mount_quietly(config).await?;
+pub async fn servers(config: Option<&Path>, roots: &[PathBuf], json: bool) -> Result<(), Failure> {
+    let mounts = mount_quietly(config, roots).await?;
     let mut rows = Vec::new();
     for (name, state) in mounts.states() {
         let mount = mounts.mounts().iter().find(|m| m.name() == name);
@@ -116,8 +116,12 @@ pub async fn servers(config: Option<&Path>, json: bool) -> Result<(), Failure> {
 }
 
 /// `prise tools`: the tools as a model would see them.
-pub async fn tools(config: Option<&Path>, args: ServerFilter) -> Result<(), Failure> {
-    let mounts = mount(config).await?;
+pub async fn tools(
+    config: Option<&Path>,
+    roots: &[PathBuf],
+    args: ServerFilter,
+) -> Result<(), Failure> {
+    let mounts = mount(config, roots).await?;
     check_server(&mounts, args.server.as_deref())?;
     let tools: Vec<_> = mounts
         .tools()
@@ -141,9 +145,9 @@ pub async fn tools(config: Option<&Path>, args: ServerFilter) -> Result<(), Fail
 }
 
 /// `prise call`: one tool call; the text of the result, or all of it with `--json`.
-pub async fn call(config: Option<&Path>, args: CallArgs) -> Result<(), Failure> {
+pub async fn call(config: Option<&Path>, roots: &[PathBuf], args: CallArgs) -> Result<(), Failure> {
     let arguments = parse_arguments(&args.arguments)?;
-    let mounts = mount(config).await?;
+    let mounts = mount(config, roots).await?;
     let result = mounts.call_tool(&args.tool, Some(arguments)).await;
     mounts.close().await;
     let result = result.map_err(call_failure)?;
@@ -164,8 +168,12 @@ pub async fn call(config: Option<&Path>, args: CallArgs) -> Result<(), Failure> 
 }
 
 /// `prise resources`: resources and resource templates.
-pub async fn resources(config: Option<&Path>, args: ServerFilter) -> Result<(), Failure> {
-    let mounts = mount(config).await?;
+pub async fn resources(
+    config: Option<&Path>,
+    roots: &[PathBuf],
+    args: ServerFilter,
+) -> Result<(), Failure> {
+    let mounts = mount(config, roots).await?;
     check_server(&mounts, args.server.as_deref())?;
     let resources: Vec<_> = mounts
         .resources()
@@ -206,8 +214,8 @@ pub async fn resources(config: Option<&Path>, args: ServerFilter) -> Result<(), 
 }
 
 /// `prise read`: one resource's contents.
-pub async fn read(config: Option<&Path>, args: ReadArgs) -> Result<(), Failure> {
-    let mounts = mount(config).await?;
+pub async fn read(config: Option<&Path>, roots: &[PathBuf], args: ReadArgs) -> Result<(), Failure> {
+    let mounts = mount(config, roots).await?;
     let result = mounts
         .read_resource(&args.uri, args.server.as_deref())
         .await;
@@ -226,8 +234,12 @@ pub async fn read(config: Option<&Path>, args: ReadArgs) -> Result<(), Failure> 
 }
 
 /// `prise prompts`: every prompt and its arguments (`*` marks required ones).
-pub async fn prompts(config: Option<&Path>, args: ServerFilter) -> Result<(), Failure> {
-    let mounts = mount(config).await?;
+pub async fn prompts(
+    config: Option<&Path>,
+    roots: &[PathBuf],
+    args: ServerFilter,
+) -> Result<(), Failure> {
+    let mounts = mount(config, roots).await?;
     check_server(&mounts, args.server.as_deref())?;
     let prompts: Vec<_> = mounts
         .prompts()
@@ -259,7 +271,11 @@ pub async fn prompts(config: Option<&Path>, args: ServerFilter) -> Result<(), Fa
 }
 
 /// `prise prompt NAME key=value...`: the prompt's messages.
-pub async fn prompt(config: Option<&Path>, args: PromptArgs) -> Result<(), Failure> {
+pub async fn prompt(
+    config: Option<&Path>,
+    roots: &[PathBuf],
+    args: PromptArgs,
+) -> Result<(), Failure> {
     let mut arguments = JsonObject::new();
     for pair in &args.arguments {
         let Some((key, value)) = pair.split_once('=') else {
@@ -270,7 +286,7 @@ pub async fn prompt(config: Option<&Path>, args: PromptArgs) -> Result<(), Failu
         };
         arguments.insert(key.to_owned(), Value::String(value.to_owned()));
     }
-    let mounts = mount(config).await?;
+    let mounts = mount(config, roots).await?;
     let result = mounts.get_prompt(&args.name, Some(arguments)).await;
     mounts.close().await;
     let result = result.map_err(call_failure)?;

@@ -1,7 +1,7 @@
 //! Mounting the configured servers (or the embedded docs server) for a command.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use prise_mcp::{MountOptions, Mounts, Source};
 
@@ -13,8 +13,8 @@ pub const DEFAULT_SERVER: &str = "docs";
 
 /// Mounts every server of the configuration, or prise's own docs server when there is
 /// no configuration. Servers that fail are reported on stderr and left out.
-pub async fn mount(path: Option<&Path>) -> Result<Mounts, Failure> {
-    let mounts = mount_quietly(path).await?;
+pub async fn mount(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Failure> {
+    let mounts = mount_quietly(path, roots).await?;
     for failure in mounts.failures() {
         eprintln!("warning: {failure}");
         for line in &failure.stderr_tail {
@@ -28,7 +28,7 @@ pub async fn mount(path: Option<&Path>) -> Result<Mounts, Failure> {
 }
 
 /// [`mount`] without reporting failures, for commands whose output shows them.
-pub async fn mount_quietly(path: Option<&Path>) -> Result<Mounts, Failure> {
+pub async fn mount_quietly(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Failure> {
     let sources = match config::load(path)? {
         Some(config) => config.servers.into_iter().map(Source::from).collect(),
         None => {
@@ -47,13 +47,35 @@ pub async fn mount_quietly(path: Option<&Path>) -> Result<Mounts, Failure> {
     if interactive && count > 1 {
         eprint!("mounting {count} servers…\r");
     }
-    let options = MountOptions {
+    let mut options = MountOptions {
         elicitor: crate::elicitor::for_this_session(),
         ..MountOptions::default()
     };
+    if !roots.is_empty() {
+        options.roots = roots
+            .iter()
+            .map(|dir| root(dir))
+            .collect::<Result<_, _>>()?;
+    }
     let mounts = Mounts::start(sources, options).await;
     if interactive && count > 1 {
         eprint!("\x1b[2K");
     }
     Ok(mounts)
+}
+
+/// A folder as an MCP root (`file://` URI of its absolute path).
+#[allow(deprecated)] // roots are deprecated by 2026-07-28; dated-era servers use them
+fn root(dir: &Path) -> Result<prise_mcp::model::Root, Failure> {
+    let absolute = dir.canonicalize().map_err(|e| {
+        Failure::usage(
+            format!("--root {}: {e}", dir.display()),
+            "give an existing folder".to_owned(),
+        )
+    })?;
+    let name = absolute
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "/".to_owned());
+    Ok(prise_mcp::model::Root::new(format!("file://{}", absolute.display())).with_name(name))
 }
