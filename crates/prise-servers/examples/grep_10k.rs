@@ -17,7 +17,11 @@ fn main() -> std::io::Result<()> {
     let dir = tempfile::tempdir()?;
     let mut page = String::new();
     for line in 0..40 {
-        writeln!(page, "Line {line} of a page about HTTP clients, timeouts, retries and connection pools.").unwrap();
+        writeln!(
+            page,
+            "Line {line} of a page about HTTP clients, timeouts, retries and connection pools."
+        )
+        .unwrap();
     }
     for i in 0..10_000 {
         let folder = dir.path().join(format!("section{:03}", i / 100));
