@@ -1,0 +1,48 @@
+//! `prise-bench`: runs prise's benchmark suite and writes `docs/BENCHMARKS.md`.
+//!
+//! ```sh
+//! ./scripts/bench.sh            # release build, full run, rewrites docs/BENCHMARKS.md
+//! prise-bench --smoke --out X   # one iteration of everything, to check the harness
+//! ```
+//!
+//! Every client is a separate process measured against the same rmcp echo server, and
+//! clients take turns (A B C, then B C A, ...) so that a noisy machine slows them
+//! alike: the ratios are what to read, not the absolute times.
+
+mod report;
+mod run;
+
+use std::path::PathBuf;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let smoke = args.iter().any(|a| a == "--smoke");
+    let out = prise_bench::arg(&args, "--out")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("docs/BENCHMARKS.md"));
+    let plan = if smoke {
+        run::Plan::smoke()
+    } else {
+        run::Plan::full()
+    };
+    let env = match run::Env::discover() {
+        Ok(env) => env,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let results = match run::all(&env, &plan) {
+        Ok(results) => results,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    };
+    let chart = out.with_file_name("benchmarks.svg");
+    if let Err(e) = report::write(&env, &plan, &results, &out, &chart) {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        std::process::exit(1);
+    }
+    eprintln!("wrote {} and {}", out.display(), chart.display());
+}

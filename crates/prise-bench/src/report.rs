@@ -1,0 +1,353 @@
+//! Writing `docs/BENCHMARKS.md` and its chart.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::run::{Env, Plan, Results, Row};
+
+pub fn write(
+    env: &Env,
+    plan: &Plan,
+    results: &Results,
+    out: &Path,
+    chart: &Path,
+) -> std::io::Result<()> {
+    std::fs::write(chart, svg(results))?;
+    std::fs::write(out, markdown(env, plan, results, chart))
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.0} µs", d.as_secs_f64() * 1e6)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn find<'a>(rows: &'a [Row], name: &str) -> Option<&'a Row> {
+    rows.iter().find(|r| r.name == name)
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "**not met**" }
+}
+
+fn markdown(env: &Env, plan: &Plan, r: &Results, chart: &Path) -> String {
+    let mut md = String::new();
+    let w = &mut md;
+    let _ = writeln!(w, "# Benchmarks\n");
+    let _ = writeln!(
+        w,
+        "Regenerate with `./scripts/bench.sh` (a release build, then `prise-bench`). Every client is a \
+         separate process calling the tool `echo` of the same server, an rmcp echo server built in \
+         release mode (`bench-echo-server`), and the clients take turns, round after round, so that a \
+         noisy machine slows them alike: read the ratios, not the absolute times.\n"
+    );
+    let _ = writeln!(
+        w,
+        "- Date: {}",
+        command(&["date", "-u", "+%Y-%m-%d %H:%M UTC"])
+    );
+    let _ = writeln!(w, "- Machine: {}", machine());
+    let _ = writeln!(w, "- Versions: {}", versions(env));
+    let _ = writeln!(
+        w,
+        "- Plan: {} timed calls after {} warm-up calls per client and round, {} rounds; {} calls per throughput run; {} start-up runs per command.\n",
+        plan.calls, plan.warmup, plan.rounds, plan.throughput_calls, plan.startup_runs
+    );
+    let file = chart
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or("benchmarks.svg");
+    let _ = writeln!(w, "![median round trip per client]({file})\n");
+
+    let floor = find(&r.stdio, "floor (no SDK)").map(|f| f.summary.median);
+    let _ = writeln!(w, "## Tool-call round trip over stdio\n");
+    let _ = writeln!(
+        w,
+        "| client | median | p99 | median ÷ floor |\n| --- | ---: | ---: | ---: |"
+    );
+    for row in &r.stdio {
+        let ratio = floor
+            .map(|f| format!("{:.2}", row.summary.median.as_secs_f64() / f.as_secs_f64()))
+            .unwrap_or_default();
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {ratio} |",
+            row.name,
+            us(row.summary.median),
+            us(row.summary.p99)
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\n`prise (auto)` speaks 2026-07-28 with this server (rmcp serves both eras), which puts the client's \
+         identity and capabilities in every request's `_meta`; `prise (legacy)` uses `initialize` like the floor, \
+         rmcp and the TypeScript SDK. The Python SDK picks 2026-07-28 too.\n"
+    );
+
+    let _ = writeln!(w, "## The same over Streamable HTTP (loopback)\n");
+    let prise_http = find(&r.http, "prise (legacy)").map(|p| p.summary.median);
+    let _ = writeln!(
+        w,
+        "| client | median | p99 | median ÷ prise (legacy) |\n| --- | ---: | ---: | ---: |"
+    );
+    for row in &r.http {
+        let ratio = prise_http
+            .map(|p| format!("{:.2}", row.summary.median.as_secs_f64() / p.as_secs_f64()))
+            .unwrap_or_default();
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {ratio} |",
+            row.name,
+            us(row.summary.median),
+            us(row.summary.p99)
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nThe server is prise's own HTTP serving (`prise_servers::serve::http`) with the echo tool. There is no hand-written floor over HTTP.\n"
+    );
+
+    let _ = writeln!(w, "## Throughput under concurrency (prise's mount layer)\n");
+    let _ = writeln!(
+        w,
+        "| transport | calls in flight | calls per second |\n| --- | ---: | ---: |"
+    );
+    for (transport, inflight, rate) in &r.throughput {
+        let _ = writeln!(w, "| {transport} | {inflight} | {rate:.0} |");
+    }
+
+    let _ = writeln!(w, "\n## Mounting many stdio servers\n");
+    let _ = writeln!(
+        w,
+        "One server alone starts and lists its tools in {} (median).\n",
+        ms(r.single_start)
+    );
+    let _ = writeln!(
+        w,
+        "| servers | all listed after | sum of single starts | slowest start in the run | prise's peak RSS |\n| ---: | ---: | ---: | ---: | ---: |"
+    );
+    for (n, elapsed, slowest, rss) in &r.mounting {
+        let rss = rss
+            .map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
+            .unwrap_or_else(|| "-".to_owned());
+        let _ = writeln!(
+            w,
+            "| {n} | {} | {} | {} | {rss} |",
+            ms(*elapsed),
+            ms(r.single_start * *n as u32),
+            ms(*slowest)
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nRSS is the peak resident set of the prise process (`VmHWM`), children excluded.\n"
+    );
+
+    let _ = writeln!(w, "## Start-up, as whole processes\n");
+    let _ = writeln!(w, "| command | median |\n| --- | ---: |");
+    for (name, median) in &r.startup {
+        let _ = writeln!(w, "| `{name}` | {} |", ms(*median));
+    }
+    let _ = writeln!(
+        w,
+        "\n`prise tools` with no configuration mounts the embedded docs server in-process.\n"
+    );
+
+    let _ = writeln!(
+        w,
+        "## Agent overhead\n\nNot measured yet: the agent loop (`prise run`) lands with issue #4; its per-turn and per-tool-call overhead will be measured here against the scripted model server.\n"
+    );
+
+    let _ = writeln!(w, "## Targets\n");
+    let median =
+        |rows: &[Row], name: &str| find(rows, name).map(|r| r.summary.median.as_secs_f64());
+    let prise = median(&r.stdio, "prise (auto)").unwrap_or(f64::NAN);
+    let legacy = median(&r.stdio, "prise (legacy)").unwrap_or(f64::NAN);
+    let floor = floor.map(|f| f.as_secs_f64()).unwrap_or(f64::NAN);
+    let python = median(&r.stdio, "Python SDK").unwrap_or(f64::NAN);
+    let typescript = median(&r.stdio, "TypeScript SDK").unwrap_or(f64::NAN);
+    let _ = writeln!(w, "| target | measured | verdict |\n| --- | --- | --- |");
+    let _ = writeln!(
+        w,
+        "| stdio: prise ≤ 1.3 × the floor (median) | auto {:.2} ×, legacy {:.2} × | {} |",
+        prise / floor,
+        legacy / floor,
+        verdict(prise / floor <= 1.3)
+    );
+    let _ = writeln!(
+        w,
+        "| stdio: ≥ 4 × faster than the Python SDK | {:.1} × | {} |",
+        python / prise,
+        verdict(python / prise >= 4.0)
+    );
+    let _ = writeln!(
+        w,
+        "| stdio: faster than the TypeScript SDK | {:.1} × | {} |",
+        typescript / prise,
+        verdict(typescript > prise)
+    );
+    if let Some((n, elapsed, _, rss)) = r.mounting.last() {
+        let ratio = elapsed.as_secs_f64() / r.single_start.as_secs_f64();
+        let _ = writeln!(
+            w,
+            "| mounting {n}: ≤ 1.2 × one server's start | {ratio:.2} × | {} |",
+            verdict(ratio <= 1.2)
+        );
+        if let Some(rss) = rss {
+            let mib = *rss as f64 / 1024.0;
+            let _ = writeln!(
+                w,
+                "| RSS with {n} mounted ≤ 30 MiB | {mib:.1} MiB | {} |",
+                verdict(mib <= 30.0)
+            );
+        }
+    }
+    let _ = writeln!(
+        w,
+        "| agent overhead per tool call ≤ 1 ms | not measured (issue #4) | - |"
+    );
+    for (name, median) in &r.startup {
+        let limit = if name.ends_with("--version") {
+            5.0
+        } else {
+            50.0
+        };
+        let got = median.as_secs_f64() * 1e3;
+        let _ = writeln!(
+            w,
+            "| `{name}` ≤ {limit} ms | {got:.1} ms | {} |",
+            verdict(got <= limit)
+        );
+    }
+    md
+}
+
+/// A horizontal bar chart of median round trips, stdio and HTTP.
+fn svg(r: &Results) -> String {
+    let rows: Vec<(String, f64)> = r
+        .stdio
+        .iter()
+        .map(|row| {
+            (
+                format!("stdio · {}", row.name),
+                row.summary.median.as_secs_f64() * 1e6,
+            )
+        })
+        .chain(r.http.iter().map(|row| {
+            (
+                format!("http · {}", row.name),
+                row.summary.median.as_secs_f64() * 1e6,
+            )
+        }))
+        .collect();
+    let max = rows.iter().map(|(_, v)| *v).fold(1.0, f64::max);
+    let (label_w, bar_w, row_h) = (230.0, 420.0, 26.0);
+    let height = 40.0 + row_h * rows.len() as f64;
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="13">"#,
+        label_w + bar_w + 110.0
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="10" y="22" font-weight="bold">Median tool-call round trip (µs, lower is better)</text>"#
+    );
+    for (i, (label, value)) in rows.iter().enumerate() {
+        let y = 36.0 + row_h * i as f64;
+        let width = bar_w * value / max;
+        let color = if label.contains("prise") {
+            "#2b7a4b"
+        } else {
+            "#7a8a99"
+        };
+        let _ = write!(
+            svg,
+            r#"<text x="{:.0}" y="{:.0}" text-anchor="end">{label}</text><rect x="{label_w}" y="{y:.0}" width="{width:.1}" height="18" fill="{color}"/><text x="{:.0}" y="{:.0}">{value:.0}</text>"#,
+            label_w - 8.0,
+            y + 14.0,
+            label_w + width + 6.0,
+            y + 14.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn command(args: &[&str]) -> String {
+    Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines().find_map(|l| {
+                l.strip_prefix("model name")
+                    .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+            })
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:").map(|v| v.trim().to_owned()))
+        })
+        .unwrap_or_default();
+    format!(
+        "{cpu}, {cores} cores, {memory} memory, {}",
+        command(&["uname", "-sr"])
+    )
+}
+
+fn versions(env: &Env) -> String {
+    let package = |path: &str| {
+        std::fs::read_to_string(env.peers.join(path))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["version"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| "?".to_owned())
+    };
+    let python_mcp = std::fs::read_dir(env.peers.join("venv/lib"))
+        .ok()
+        .and_then(|mut d| d.next())
+        .and_then(|e| e.ok())
+        .and_then(|e| std::fs::read_dir(e.path().join("site-packages")).ok())
+        .and_then(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .find(|n| {
+                    n.starts_with("mcp-")
+                        && n.ends_with(".dist-info")
+                        && !n.starts_with("mcp-server")
+                })
+        })
+        .map(|n| {
+            n.trim_start_matches("mcp-")
+                .trim_end_matches(".dist-info")
+                .to_owned()
+        })
+        .unwrap_or_else(|| "?".to_owned());
+    format!(
+        "prise {}, rmcp 3.11, {}, Node {}, {}, Python SDK mcp {python_mcp}, TypeScript SDK {}",
+        env!("CARGO_PKG_VERSION"),
+        command(&["rustc", "--version"]),
+        command(&["node", "--version"]),
+        command(&[
+            &env.peers.join("venv/bin/python").display().to_string(),
+            "--version"
+        ]),
+        package("npm/node_modules/@modelcontextprotocol/sdk/package.json"),
+    )
+}
