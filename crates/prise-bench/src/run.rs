@@ -268,10 +268,7 @@ fn compare(env: &Env, plan: &Plan, target: &Target, http: bool) -> Result<Vec<Ro
         .collect()
 }
 
-fn mounting(
-    env: &Env,
-    plan: &Plan,
-) -> Result<(Vec<(usize, Duration, Duration, Option<u64>)>, Duration), String> {
+fn mounting(env: &Env, plan: &Plan) -> Result<(Vec<Mounting>, Duration), String> {
     let mut rows = Vec::new();
     let mut singles = Vec::new();
     for round in 0..plan.rounds.max(1) {
