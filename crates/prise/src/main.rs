@@ -83,9 +83,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
+/// One thread: a host waits on servers and models, it does not compute, and handing a
+/// reply from one worker thread to another cost about 30 µs per tool call, half of a
+/// whole round trip (measured in docs/BENCHMARKS.md).
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::Job(anyhow::anyhow!("cannot start the async runtime: {e}")))

@@ -12,7 +12,8 @@ use std::time::Instant;
 
 use prise_mcp::{MountOptions, Mounts, Source};
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+// One thread, as the prise binary runs: see its `runtime()`.
+#[tokio::main(flavor = "current_thread")]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
     let number = |name: &str, default: usize| {
