@@ -1,7 +1,24 @@
-//! Language model providers: OpenAI-compatible Chat Completions and Anthropic Messages.
+//! Language model providers: the model side of prise's agent.
 //!
 //! This crate owns provider wire formats, streaming, retries and model specs
 //! (`provider:model`). It takes messages and tool definitions (name, description, JSON
-//! schema) and yields events.
+//! schema) and yields the model's reply, streaming text deltas as they come.
 //!
-//! It must not know about MCP: tools are plain definitions to it.
+//! It must not know about MCP: tools are plain definitions to it, and tool results are
+//! text.
+//!
+//! So far: the OpenAI-compatible Chat Completions client (Ollama, vLLM, llama.cpp,
+//! LM Studio, OpenAI, OpenRouter, DeepSeek, Gemini's compatible endpoint). The native
+//! Anthropic client comes with the agent loop.
+
+mod error;
+mod openai;
+mod retry;
+mod spec;
+mod types;
+
+pub use error::ModelError;
+pub use openai::OpenAiCompatible;
+pub use retry::RetryPolicy;
+pub use spec::{Endpoint, ModelSpec, Provider};
+pub use types::{Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage};

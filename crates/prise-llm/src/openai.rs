@@ -1,0 +1,397 @@
+//! The OpenAI-compatible Chat Completions client, streaming.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use crate::error::ModelError;
+use crate::retry::{RetryPolicy, retryable};
+use crate::spec::Endpoint;
+use crate::types::{Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage};
+
+/// A client for one model at one OpenAI-compatible endpoint.
+#[derive(Debug, Clone)]
+pub struct OpenAiCompatible {
+    client: reqwest::Client,
+    endpoint: Endpoint,
+    model: String,
+    retry: RetryPolicy,
+}
+
+impl OpenAiCompatible {
+    /// A client for `model` at `endpoint`, with the default retry policy.
+    pub fn new(
+        endpoint: Endpoint,
+        model: impl Into<String>,
+    ) -> Result<OpenAiCompatible, ModelError> {
+        // reqwest is built without a default crypto provider: prise uses ring.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| ModelError::Protocol(format!("cannot build an HTTP client: {e}")))?;
+        Ok(OpenAiCompatible {
+            client,
+            endpoint,
+            model: model.into(),
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    /// Replaces the retry policy.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> OpenAiCompatible {
+        self.retry = retry;
+        self
+    }
+
+    fn url(&self) -> String {
+        format!("{}/chat/completions", self.endpoint.base_url)
+    }
+
+    /// One model turn: sends the conversation and the tools, streams text deltas and
+    /// retries to `events`, and returns the complete reply.
+    pub async fn complete(
+        &self,
+        messages: &[Message],
+        tools: &[ToolDefinition],
+        events: &mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Result<Reply, ModelError> {
+        let body = request_body(&self.model, messages, tools);
+        let response = self.send_with_retries(&body, events).await?;
+        let streaming = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("text/event-stream"));
+        if streaming {
+            read_stream(response, events).await
+        } else {
+            // Some servers ignore `stream` and answer in one piece.
+            let value: Value = response
+                .json()
+                .await
+                .map_err(|e| ModelError::Protocol(e.to_string()))?;
+            let reply = whole_reply(&value)?;
+            if !reply.text.is_empty() {
+                events(ModelEvent::TextDelta(reply.text.clone()));
+            }
+            Ok(reply)
+        }
+    }
+
+    async fn send_with_retries(
+        &self,
+        body: &Value,
+        events: &mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Result<reqwest::Response, ModelError> {
+        let url = self.url();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut request = self.client.post(&url).json(body);
+            if let Some(key) = &self.endpoint.api_key {
+                request = request.bearer_auth(key);
+            }
+            let (reason, retry_after) = match request.send().await {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let retry_after = response
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(Duration::from_secs);
+                    let message = error_message(&response.text().await.unwrap_or_default());
+                    if !retryable(status) {
+                        return Err(ModelError::Rejected {
+                            url,
+                            status,
+                            message,
+                        });
+                    }
+                    (format!("HTTP {status}: {message}"), retry_after)
+                }
+                // Nothing listening: say so at once, retrying cannot help.
+                Err(e) if e.is_connect() => {
+                    return Err(ModelError::Unreachable {
+                        url,
+                        cause: system_cause(&e),
+                    });
+                }
+                Err(e) => (system_cause(&e), None),
+            };
+            if attempt >= self.retry.max_tries {
+                return Err(ModelError::GaveUp {
+                    url,
+                    attempts: attempt,
+                    last: reason,
+                });
+            }
+            let delay = self.retry.delay(attempt, retry_after);
+            tracing::debug!("model request failed ({reason}); retrying in {delay:?}");
+            events(ModelEvent::Retrying {
+                attempt,
+                reason,
+                delay,
+            });
+            tokio::time::sleep(delay).await;
+        }
+    }
+}
+
+/// The request body: the conversation in OpenAI's shape, streaming with usage.
+fn request_body(model: &str, messages: &[Message], tools: &[ToolDefinition]) -> Value {
+    let messages: Vec<Value> = messages.iter().map(message_json).collect();
+    let mut body = json!({
+        "model": model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": { "include_usage": true },
+    });
+    if !tools.is_empty() {
+        body["tools"] = tools
+            .iter()
+            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+            .collect();
+    }
+    body
+}
+
+fn message_json(message: &Message) -> Value {
+    match message.role {
+        Role::System => json!({"role": "system", "content": message.text}),
+        Role::User => json!({"role": "user", "content": message.text}),
+        Role::Tool => {
+            json!({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
+        }
+        Role::Assistant => {
+            let mut value = json!({"role": "assistant", "content": if message.text.is_empty() { Value::Null } else { message.text.clone().into() }});
+            if !message.tool_calls.is_empty() {
+                value["tool_calls"] = message
+                    .tool_calls
+                    .iter()
+                    .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+                    .collect();
+            }
+            value
+        }
+    }
+}
+
+/// A tool call being assembled from deltas.
+#[derive(Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// Reads the SSE stream: text deltas go to `events` as they come; tool calls are
+/// assembled by their `index` (parallel calls interleave).
+async fn read_stream(
+    response: reqwest::Response,
+    events: &mut (dyn FnMut(ModelEvent) + Send),
+) -> Result<Reply, ModelError> {
+    let body = http::Response::from(response).into_body();
+    let mut stream = sse_stream::SseStream::new(body);
+    let mut text = String::new();
+    let mut calls: BTreeMap<u64, PartialCall> = BTreeMap::new();
+    let mut stop = None;
+    let mut usage = None;
+    while let Some(event) = stream.next().await {
+        let event = event.map_err(|e| ModelError::Protocol(format!("the stream broke: {e}")))?;
+        let Some(data) = event.data else { continue };
+        if data.trim() == "[DONE]" {
+            break;
+        }
+        let chunk: Value = serde_json::from_str(&data)
+            .map_err(|e| ModelError::Protocol(format!("bad chunk {data:?}: {e}")))?;
+        if let Some(error) = chunk.get("error") {
+            return Err(ModelError::Protocol(format!(
+                "the model reported an error mid-stream: {error}"
+            )));
+        }
+        if let Some(u) = chunk.get("usage").filter(|u| !u.is_null()) {
+            usage = Some(Usage {
+                input: u["prompt_tokens"].as_u64().unwrap_or(0),
+                output: u["completion_tokens"].as_u64().unwrap_or(0),
+            });
+        }
+        let Some(choice) = chunk["choices"].get(0) else {
+            continue;
+        };
+        let delta = &choice["delta"];
+        if let Some(piece) = delta["content"].as_str().filter(|p| !p.is_empty()) {
+            text.push_str(piece);
+            events(ModelEvent::TextDelta(piece.to_owned()));
+        }
+        for call in delta["tool_calls"].as_array().into_iter().flatten() {
+            let index = call["index"].as_u64().unwrap_or(calls.len() as u64);
+            let partial = calls.entry(index).or_default();
+            if let Some(id) = call["id"].as_str() {
+                partial.id.push_str(id);
+            }
+            if let Some(name) = call["function"]["name"].as_str() {
+                partial.name.push_str(name);
+            }
+            if let Some(arguments) = call["function"]["arguments"].as_str() {
+                partial.arguments.push_str(arguments);
+            }
+        }
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            stop = Some(stop_reason(reason));
+        }
+    }
+    let tool_calls: Vec<ToolCall> = calls
+        .into_values()
+        .enumerate()
+        .map(|(i, c)| ToolCall {
+            id: if c.id.is_empty() {
+                format!("call_{i}")
+            } else {
+                c.id
+            },
+            name: c.name,
+            arguments: c.arguments,
+        })
+        .collect();
+    let stop = stop.unwrap_or(if tool_calls.is_empty() {
+        StopReason::End
+    } else {
+        StopReason::ToolCalls
+    });
+    Ok(Reply {
+        text,
+        tool_calls,
+        stop,
+        usage,
+    })
+}
+
+/// A non-streamed completion.
+fn whole_reply(value: &Value) -> Result<Reply, ModelError> {
+    let choice = value["choices"]
+        .get(0)
+        .ok_or_else(|| ModelError::Protocol(format!("no choices in {value}")))?;
+    let message = &choice["message"];
+    let tool_calls = message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, c)| ToolCall {
+            id: c["id"]
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("call_{i}")),
+            name: c["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            arguments: c["function"]["arguments"]
+                .as_str()
+                .unwrap_or("{}")
+                .to_owned(),
+        })
+        .collect::<Vec<_>>();
+    let usage = value.get("usage").filter(|u| !u.is_null()).map(|u| Usage {
+        input: u["prompt_tokens"].as_u64().unwrap_or(0),
+        output: u["completion_tokens"].as_u64().unwrap_or(0),
+    });
+    Ok(Reply {
+        text: message["content"].as_str().unwrap_or_default().to_owned(),
+        stop: choice["finish_reason"]
+            .as_str()
+            .map(stop_reason)
+            .unwrap_or(StopReason::End),
+        tool_calls,
+        usage,
+    })
+}
+
+fn stop_reason(reason: &str) -> StopReason {
+    match reason {
+        "stop" => StopReason::End,
+        "tool_calls" | "function_call" => StopReason::ToolCalls,
+        "length" => StopReason::Length,
+        other => StopReason::Other(other.to_owned()),
+    }
+}
+
+/// The provider's own words from an error body (`{"error": {"message": ...}}`), or the
+/// start of the body.
+fn error_message(body: &str) -> String {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| {
+            v["error"]["message"]
+                .as_str()
+                .or(v["error"].as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| body.chars().take(300).collect::<String>().trim().to_owned())
+}
+
+/// The innermost cause of a request error ("Connection refused"), which reqwest keeps
+/// several sources deep.
+fn system_cause(error: &reqwest::Error) -> String {
+    let mut current: &dyn std::error::Error = error;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversations_take_openai_shape() {
+        let messages = vec![
+            Message::text(Role::System, "be brief"),
+            Message::text(Role::User, "list files"),
+            Message {
+                role: Role::Assistant,
+                text: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "fs__list".into(),
+                    arguments: "{}".into(),
+                }],
+                tool_call_id: None,
+            },
+            Message::tool_result("c1", "a.txt"),
+        ];
+        let tools = vec![ToolDefinition {
+            name: "fs__list".into(),
+            description: "List".into(),
+            parameters: json!({"type": "object"}),
+        }];
+        let body = request_body("m", &messages, &tools);
+        assert_eq!(body["messages"][2]["content"], Value::Null);
+        assert_eq!(
+            body["messages"][2]["tool_calls"][0]["function"]["name"],
+            "fs__list"
+        );
+        assert_eq!(
+            body["messages"][3],
+            json!({"role": "tool", "tool_call_id": "c1", "content": "a.txt"})
+        );
+        assert_eq!(body["tools"][0]["type"], "function");
+        assert_eq!(body["stream"], true);
+        assert!(request_body("m", &messages, &[]).get("tools").is_none());
+    }
+
+    #[test]
+    fn error_bodies() {
+        assert_eq!(
+            error_message(r#"{"error": {"message": "model not found"}}"#),
+            "model not found"
+        );
+        assert_eq!(error_message("plain failure"), "plain failure");
+    }
+}

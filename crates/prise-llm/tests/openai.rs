@@ -1,0 +1,245 @@
+//! The OpenAI-compatible client against the scripted model double: streaming, tool
+//! calls, retries, and what it sends.
+
+mod scripted_model;
+
+use std::time::Duration;
+
+use prise_llm::{
+    Endpoint, Message, ModelError, ModelEvent, OpenAiCompatible, RetryPolicy, Role, StopReason,
+    ToolDefinition,
+};
+use scripted_model::{Scripted, ScriptedModel};
+use serde_json::json;
+
+fn client(url: &str, key: Option<&str>) -> OpenAiCompatible {
+    let endpoint = Endpoint {
+        base_url: url.to_owned(),
+        api_key: key.map(str::to_owned),
+    };
+    // Short waits, so that retry tests stay fast; Retry-After is still honoured.
+    OpenAiCompatible::new(endpoint, "fake-model")
+        .unwrap()
+        .with_retry(RetryPolicy {
+            first: Duration::from_millis(10),
+            cap: Duration::from_secs(2),
+            max_tries: 5,
+        })
+}
+
+fn delta(content: &str) -> serde_json::Value {
+    json!({"choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
+}
+
+#[tokio::test]
+async fn streamed_text_is_reassembled_and_the_request_is_what_openai_expects() {
+    let model = ScriptedModel::start(vec![Scripted::Stream(vec![
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+        delta("Hel"),
+        delta("lo"),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        json!({"choices": [], "usage": {"prompt_tokens": 12, "completion_tokens": 3}}),
+    ])])
+    .await;
+    let mut deltas = Vec::new();
+    let tools = [ToolDefinition {
+        name: "docs__grep_docs".into(),
+        description: "Search".into(),
+        parameters: json!({"type": "object"}),
+    }];
+    let reply = client(&model.url, Some("sk-test"))
+        .complete(&[Message::text(Role::User, "hi")], &tools, &mut |e| {
+            if let ModelEvent::TextDelta(t) = e {
+                deltas.push(t)
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "Hello");
+    assert_eq!(deltas, ["Hel", "lo"]);
+    assert_eq!(reply.stop, StopReason::End);
+    assert_eq!(reply.usage.map(|u| (u.input, u.output)), Some((12, 3)));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].path, "/v1/chat/completions");
+    assert_eq!(requests[0].header("authorization"), Some("Bearer sk-test"));
+    assert_eq!(requests[0].body["model"], "fake-model");
+    assert_eq!(requests[0].body["stream"], true);
+    assert_eq!(
+        requests[0].body["messages"],
+        json!([{"role": "user", "content": "hi"}])
+    );
+    assert_eq!(
+        requests[0].body["tools"][0]["function"]["name"],
+        "docs__grep_docs"
+    );
+}
+
+#[tokio::test]
+async fn parallel_tool_calls_are_assembled_by_index() {
+    let call = |index: u64, id: Option<&str>, name: Option<&str>, arguments: &str| {
+        let mut function = json!({"arguments": arguments});
+        if let Some(name) = name {
+            function["name"] = name.into();
+        }
+        let mut call = json!({"index": index, "function": function});
+        if let Some(id) = id {
+            call["id"] = id.into();
+            call["type"] = "function".into();
+        }
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+    };
+    let model = ScriptedModel::start(vec![Scripted::Stream(vec![
+        call(0, Some("call_a"), Some("fs__read"), ""),
+        call(1, Some("call_b"), Some("time__now"), "{\"tz\":"),
+        call(0, None, None, "{\"path\":"),
+        call(1, None, None, "\"UTC\"}"),
+        call(0, None, None, "\"a.txt\"}"),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    ])])
+    .await;
+    let reply = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "go")], &[], &mut |_| {})
+        .await
+        .unwrap();
+    assert_eq!(reply.stop, StopReason::ToolCalls);
+    let calls: Vec<(&str, &str, &str)> = reply
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.as_str()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_a", "fs__read", r#"{"path":"a.txt"}"#),
+            ("call_b", "time__now", r#"{"tz":"UTC"}"#)
+        ]
+    );
+    assert!(model.requests()[0].header("authorization").is_none());
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_after_the_servers_delay() {
+    let model = ScriptedModel::start(vec![
+        Scripted::Status(
+            429,
+            vec![("Retry-After", "1")],
+            r#"{"error": {"message": "slow down"}}"#,
+        ),
+        Scripted::Stream(vec![delta("ok")]),
+    ])
+    .await;
+    let mut retries = Vec::new();
+    let reply = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |e| {
+            if let ModelEvent::Retrying {
+                attempt,
+                reason,
+                delay,
+            } = e
+            {
+                retries.push((attempt, reason, delay))
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "ok");
+    assert_eq!(model.requests().len(), 2);
+    assert_eq!(
+        retries,
+        [(1, "HTTP 429: slow down".to_owned(), Duration::from_secs(1))]
+    );
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_with_backoff_until_the_limit() {
+    let unavailable = || Scripted::Status(503, vec![], r#"{"error": {"message": "overloaded"}}"#);
+    let model = ScriptedModel::start(vec![
+        unavailable(),
+        unavailable(),
+        Scripted::Stream(vec![delta("third time")]),
+    ])
+    .await;
+    let reply = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "third time");
+    assert_eq!(model.requests().len(), 3);
+
+    let model = ScriptedModel::start((0..5).map(|_| unavailable()).collect()).await;
+    let error = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ModelError::GaveUp { attempts: 5, .. }),
+        "{error}"
+    );
+    assert_eq!(model.requests().len(), 5);
+}
+
+#[tokio::test]
+async fn a_bad_request_is_not_retried() {
+    let model = ScriptedModel::start(vec![Scripted::Status(
+        400,
+        vec![],
+        r#"{"error": {"message": "unknown model fake-model"}}"#,
+    )])
+    .await;
+    let error = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the model endpoint {}/chat/completions answered HTTP 400: unknown model fake-model",
+            model.url
+        )
+    );
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn an_unreachable_endpoint_is_one_clear_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let error = client(&url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "cannot reach the model at {url}/chat/completions: "
+        )),
+        "{message}"
+    );
+    assert!(message.contains("refused"), "{message}");
+    assert!(error.hint().unwrap().contains("--base-url"));
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_stream_still_works() {
+    let model = ScriptedModel::start(vec![Scripted::Json(json!({
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "whole"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1}
+    }))])
+    .await;
+    let mut deltas = Vec::new();
+    let reply = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |e| {
+            if let ModelEvent::TextDelta(t) = e {
+                deltas.push(t)
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "whole");
+    assert_eq!(deltas, ["whole"]);
+}
