@@ -1,8 +1,18 @@
 //! The agent loop: a model, the mounted tools, and the policy between them.
 //!
 //! This crate joins `prise-mcp` and `prise-llm`: it presents mounted tools to a
-//! provider, runs the turn loop, applies the approval policy, and emits events for
-//! every step.
+//! provider under names every provider accepts, runs the turn loop (model, tool calls
+//! in parallel, results back to the model, until it answers or `max_turns`), and emits
+//! an event for every step.
 //!
 //! It must not know about terminals or command-line flags: rendering belongs to the
 //! `prise` binary.
+//!
+//! Not yet here (issue #4): the approval policy, output capping to a file, tool-call
+//! recovery from text, images, resources as a tool, sessions.
+
+mod agent;
+mod present;
+
+pub use agent::{Agent, AgentError, AgentEvent, AgentOptions};
+pub use present::{ToolTable, model_name, provider_schema};

@@ -12,12 +12,14 @@
 //! Anthropic client comes with the agent loop.
 
 mod error;
+mod model;
 mod openai;
 mod retry;
 mod spec;
 mod types;
 
 pub use error::ModelError;
+pub use model::Model;
 pub use openai::OpenAiCompatible;
 pub use retry::RetryPolicy;
 pub use spec::{Endpoint, ModelSpec, Provider};

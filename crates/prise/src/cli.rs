@@ -136,9 +136,19 @@ pub struct RunArgs {
     /// The prompt; read from stdin when absent.
     #[arg(short, long)]
     pub prompt: Option<String>,
-    /// The model, as provider:model (e.g. ollama:qwen2.5, openai:gpt-4o-mini).
-    #[arg(short, long)]
-    pub model: Option<String>,
+    /// The model, as provider:model (ollama:qwen2.5, openai:gpt-4o-mini,
+    /// openai-compatible:NAME with --base-url).
+    #[arg(short, long, env = "PRISE_MODEL", default_value = "ollama:qwen2.5")]
+    pub model: String,
+    /// The provider's base URL (e.g. http://127.0.0.1:8000/v1).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The API key (better: OPENAI_API_KEY or ANTHROPIC_API_KEY).
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<String>,
+    /// Model turns allowed before giving up.
+    #[arg(long, default_value_t = 20)]
+    pub max_turns: usize,
 }
 
 /// Built-in servers.

@@ -50,7 +50,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Config(args) => commands::config::run(config, args.json),
         Command::Completions { shell } => commands::completions(shell),
-        Command::Run(_) => Err(Failure::not_yet("run")),
         Command::Chat => Err(Failure::not_yet("chat")),
         command => runtime()?.block_on(async {
             let work = async {
@@ -69,6 +68,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     }
                     Command::Prompt(args) => commands::inspect::prompt(config, &roots, args).await,
                     Command::Serve(ServeCommand::Docs(args)) => commands::serve::docs(args).await,
+                    Command::Run(args) => commands::run::run(config, &roots, args).await,
                     _ => unreachable!("handled above"),
                 }
             };

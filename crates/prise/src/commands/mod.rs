@@ -3,6 +3,7 @@
 pub mod config;
 pub mod inspect;
 mod mounted;
+pub mod run;
 pub mod serve;
 
 use clap::CommandFactory;

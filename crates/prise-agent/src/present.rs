@@ -1,0 +1,202 @@
+//! Mounted tools as models see them: names every provider accepts, schemas they parse.
+
+use std::collections::HashMap;
+
+use prise_llm::ToolDefinition;
+use prise_mcp::ExposedTool;
+use serde_json::{Map, Value, json};
+
+/// Providers accept `^[a-zA-Z0-9_-]{1,64}$`.
+const MAX_NAME: usize = 64;
+
+/// The tools offered to the model, and the way back from its names to the mounts'.
+#[derive(Debug, Clone, Default)]
+pub struct ToolTable {
+    definitions: Vec<ToolDefinition>,
+    /// Model name → exposed name (`server__tool`).
+    exposed: HashMap<String, String>,
+}
+
+impl ToolTable {
+    /// Presents `tools` (already filtered by each server's allowed/excluded globs).
+    pub fn new(tools: &[ExposedTool]) -> ToolTable {
+        let mut table = ToolTable::default();
+        for tool in tools {
+            let mut name = model_name(&tool.name);
+            // Two exposed names that sanitise alike: the later one gets the hashed form.
+            if table.exposed.contains_key(&name) {
+                name = hashed(&sanitise(&tool.name), &tool.name);
+            }
+            table.exposed.insert(name.clone(), tool.name.clone());
+            table.definitions.push(ToolDefinition {
+                name,
+                description: tool
+                    .tool
+                    .description
+                    .as_deref()
+                    .unwrap_or_default()
+                    .to_owned(),
+                parameters: provider_schema(&Value::Object((*tool.tool.input_schema).clone())),
+            });
+        }
+        table
+    }
+
+    /// The definitions to send to the model.
+    pub fn definitions(&self) -> &[ToolDefinition] {
+        &self.definitions
+    }
+
+    /// The exposed name (`server__tool`) behind a name the model used.
+    pub fn exposed(&self, model_name: &str) -> Option<&str> {
+        self.exposed.get(model_name).map(String::as_str)
+    }
+}
+
+/// `server__tool` made safe for every provider: other characters become `_`, and a name
+/// over 64 characters is cut and given a short hash of the whole, so it stays unique
+/// and is the same on every run.
+pub fn model_name(exposed: &str) -> String {
+    let safe = sanitise(exposed);
+    if safe.len() <= MAX_NAME {
+        safe
+    } else {
+        hashed(&safe, exposed)
+    }
+}
+
+fn sanitise(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.is_empty() {
+        "tool".to_owned()
+    } else {
+        safe
+    }
+}
+
+/// The first 55 characters, `_`, and 8 hex digits of a hash of the original name.
+fn hashed(safe: &str, original: &str) -> String {
+    // FNV-1a: stable across runs and platforms, unlike the std hasher.
+    let hash = original.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let head: String = safe.chars().take(MAX_NAME - 9).collect();
+    format!("{head}_{:08x}", hash as u32)
+}
+
+/// A tool's input schema in the shape providers accept: an object at the top, with
+/// `properties`; no `$schema`; top-level `oneOf`/`anyOf` merged into one object (most
+/// providers reject them there); `format`s outside a common few dropped (some
+/// providers reject the others).
+pub fn provider_schema(schema: &Value) -> Value {
+    let mut schema = match schema {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    schema.remove("$schema");
+    schema.remove("$id");
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(alternatives)) = schema.remove(key) {
+            let properties = schema.entry("properties").or_insert_with(|| json!({}));
+            for alternative in alternatives {
+                if let (Some(target), Some(Value::Object(extra))) =
+                    (properties.as_object_mut(), alternative.get("properties"))
+                {
+                    for (name, property) in extra {
+                        target
+                            .entry(name.clone())
+                            .or_insert_with(|| property.clone());
+                    }
+                }
+            }
+        }
+    }
+    schema.insert("type".to_owned(), json!("object"));
+    schema.entry("properties").or_insert_with(|| json!({}));
+    let mut schema = Value::Object(schema);
+    drop_unusual_formats(&mut schema);
+    schema
+}
+
+fn drop_unusual_formats(value: &mut Value) {
+    const KEPT: [&str; 6] = ["date-time", "date", "time", "email", "uri", "uuid"];
+    match value {
+        Value::Object(map) => {
+            if map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| !KEPT.contains(&f))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_unusual_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_unusual_formats),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_made_safe_and_short() {
+        assert_eq!(model_name("docs__grep_docs"), "docs__grep_docs");
+        assert_eq!(model_name("my.server__get file"), "my_server__get_file");
+        let long = format!("server__{}", "x".repeat(100));
+        let short = model_name(&long);
+        assert_eq!(short.len(), 64);
+        assert_eq!(short, model_name(&long), "deterministic");
+        assert_ne!(
+            short,
+            model_name(&format!("server__{}y", "x".repeat(99))),
+            "distinct names stay distinct"
+        );
+        assert!(
+            short
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        );
+    }
+
+    #[test]
+    fn schemas_are_adapted() {
+        let adapted = provider_schema(
+            &json!({"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"a": {"type": "string", "format": "byte"}}}),
+        );
+        assert_eq!(
+            adapted,
+            json!({"type": "object", "properties": {"a": {"type": "string"}}})
+        );
+        assert_eq!(
+            provider_schema(&json!({"type": "object"})),
+            json!({"type": "object", "properties": {}})
+        );
+        assert_eq!(
+            provider_schema(&json!(null)),
+            json!({"type": "object", "properties": {}})
+        );
+        let merged = provider_schema(
+            &json!({"oneOf": [{"properties": {"x": {"type": "number"}}}, {"properties": {"y": {"type": "string"}}}]}),
+        );
+        assert_eq!(
+            merged["properties"],
+            json!({"x": {"type": "number"}, "y": {"type": "string"}})
+        );
+        assert!(merged.get("oneOf").is_none());
+        let kept = provider_schema(
+            &json!({"properties": {"when": {"type": "string", "format": "date-time"}}}),
+        );
+        assert_eq!(kept["properties"]["when"]["format"], "date-time");
+    }
+}

@@ -1,0 +1,37 @@
+//! What the agent needs of any provider.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::{Message, ModelError, ModelEvent, OpenAiCompatible, Reply, ToolDefinition};
+
+/// A boxed future of a model turn.
+pub type Turn<'a> = Pin<Box<dyn Future<Output = Result<Reply, ModelError>> + Send + 'a>>;
+
+/// A language model that can take one turn of a conversation.
+pub trait Model: Send + Sync {
+    /// Sends the conversation and the tools; streams events; returns the reply.
+    fn complete<'a>(
+        &'a self,
+        messages: &'a [Message],
+        tools: &'a [ToolDefinition],
+        events: &'a mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Turn<'a>;
+
+    /// Whether to look for tool calls written as JSON in the text (small local models
+    /// do that).
+    fn recovers_tool_calls(&self) -> bool {
+        false
+    }
+}
+
+impl Model for OpenAiCompatible {
+    fn complete<'a>(
+        &'a self,
+        messages: &'a [Message],
+        tools: &'a [ToolDefinition],
+        events: &'a mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Turn<'a> {
+        Box::pin(OpenAiCompatible::complete(self, messages, tools, events))
+    }
+}

@@ -1,0 +1,240 @@
+//! `prise run` end to end: the prise binary, real MCP servers, and the scripted model
+//! double of prise-llm's tests standing in for a model service these machines cannot
+//! reach. The double records what prise sent, so the tests check the requests too.
+
+mod common;
+#[path = "../../prise-llm/tests/scripted_model/mod.rs"]
+mod scripted_model;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::peers;
+use scripted_model::{Scripted, ScriptedModel};
+use serde_json::json;
+
+fn tool_call(id: &str, name: &str, arguments: serde_json::Value) -> Scripted {
+    Scripted::Stream(vec![
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": id, "type": "function",
+            "function": {"name": name, "arguments": arguments.to_string()}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    ])
+}
+
+fn answer(text: &str) -> Scripted {
+    Scripted::Stream(vec![
+        json!({"choices": [{"index": 0, "delta": {"content": text}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ])
+}
+
+/// Runs `prise ARGS` off the async runtime, so the double keeps answering meanwhile.
+async fn prise(home: &Path, args: Vec<String>) -> Output {
+    let home = home.to_owned();
+    tokio::task::spawn_blocking(move || common::prise(&home).args(args).output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn run_args(model: &ScriptedModel, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "run",
+        "-m",
+        "openai-compatible:fake",
+        "--base-url",
+        &model.url,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+/// The messages of the tool role in a recorded request.
+fn tool_messages(request: &scripted_model::Recorded) -> Vec<String> {
+    request.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_embedded_docs_answer_a_question() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
+        answer("Servers get SIGTERM, then SIGKILL."),
+    ])
+    .await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["-p", "How are servers stopped?"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Servers get SIGTERM, then SIGKILL.\n"
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let offered: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        offered,
+        ["docs__grep_docs", "docs__list_docs", "docs__read_doc"]
+    );
+    assert_eq!(requests[0].body["messages"][0]["role"], "system");
+    assert_eq!(
+        requests[0].body["messages"][1],
+        json!({"role": "user", "content": "How are servers stopped?"})
+    );
+    let results = tool_messages(&requests[1]);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].contains("mounting.md:"), "{}", results[0]);
+}
+
+#[tokio::test]
+async fn a_two_step_task_through_server_filesystem() {
+    let home = tempfile::tempdir().unwrap();
+    let files = home.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    std::fs::write(files.join("notes.txt"), "the meeting is at noon\n").unwrap();
+    let files = files.canonicalize().unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"filesystem": {{"command": "node", "args": ["{}", "{}"]}}}}}}"#,
+            peers()
+                .join("npm/node_modules/.bin/mcp-server-filesystem")
+                .display(),
+            files.display()
+        ),
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "filesystem__list_directory", json!({"path": files})),
+        tool_call(
+            "c2",
+            "filesystem__read_text_file",
+            json!({"path": files.join("notes.txt")}),
+        ),
+        answer("At noon."),
+    ])
+    .await;
+    let root = files.display().to_string();
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--root", &root, "-p", "When is the meeting?"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "At noon.\n");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(
+        tool_messages(&requests[1])[0].contains("[FILE] notes.txt"),
+        "{:?}",
+        tool_messages(&requests[1])
+    );
+    assert_eq!(tool_messages(&requests[2])[1], "the meeting is at noon\n");
+}
+
+#[tokio::test]
+async fn tool_errors_go_back_to_the_model() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "docs__read_doc", json!({"path": "../../etc/passwd"})),
+        tool_call("c2", "docs__no_such_tool", json!({})),
+        answer("I could not read it."),
+    ])
+    .await;
+    let out = prise(home.path(), run_args(&model, &["-p", "read passwd"])).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = model.requests();
+    assert!(
+        tool_messages(&requests[1])[0].starts_with("error: path must not contain '..'"),
+        "{:?}",
+        tool_messages(&requests[1])
+    );
+    assert_eq!(
+        tool_messages(&requests[2])[1],
+        "error: there is no tool named docs__no_such_tool"
+    );
+}
+
+#[tokio::test]
+async fn max_turns_is_a_clear_failure() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(
+        (0..2)
+            .map(|i| tool_call(&format!("c{i}"), "docs__list_docs", json!({})))
+            .collect(),
+    )
+    .await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--max-turns", "2", "-p", "loop"]),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the model was still calling tools after 2 turns (max_turns); raise it or narrow the question\n"
+    );
+    assert_eq!(model.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn no_model_server_is_one_error_naming_the_url() {
+    let home = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let args = [
+        "run",
+        "-m",
+        "openai-compatible:fake",
+        "--base-url",
+        &url,
+        "-p",
+        "hi",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = prise(home.path(), args).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: cannot reach the model at {url}/chat/completions: "
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("\nhint: "), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
