@@ -8,6 +8,7 @@ use prise_mcp::Mounts;
 use prise_mcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use tokio::sync::mpsc;
 
+use crate::approve::{Approvals, Approver};
 use crate::present::ToolTable;
 
 /// The system prompt unless configured otherwise.
@@ -24,6 +25,10 @@ pub struct AgentOptions {
     pub max_turns: usize,
     /// Characters of one tool result passed to the model; the rest is cut with a note.
     pub max_tool_output: usize,
+    /// Which tool calls may run without asking.
+    pub approval: prise_config::Approval,
+    /// Allow the calls the policy would ask about (`--yes`).
+    pub yes: bool,
 }
 
 impl Default for AgentOptions {
@@ -33,6 +38,8 @@ impl Default for AgentOptions {
             system_prompt: DEFAULT_SYSTEM_PROMPT.to_owned(),
             max_turns: 20,
             max_tool_output: 100_000,
+            approval: prise_config::Approval::default(),
+            yes: false,
         }
     }
 }
@@ -60,6 +67,15 @@ pub enum AgentEvent {
         name: String,
         /// Its arguments as the model wrote them.
         arguments: String,
+    },
+    /// The approval policy decided about a call.
+    Approval {
+        /// The tool.
+        name: String,
+        /// Whether it may run.
+        allowed: bool,
+        /// Why, in a few words.
+        reason: &'static str,
     },
     /// A tool call ended.
     ToolEnd {
@@ -99,6 +115,7 @@ pub struct Agent {
     model: Box<dyn Model>,
     mounts: Arc<Mounts>,
     tools: ToolTable,
+    approvals: Approvals,
     options: AgentOptions,
     history: Vec<Message>,
     events: Option<mpsc::UnboundedSender<AgentEvent>>,
@@ -109,14 +126,27 @@ impl Agent {
     pub fn new(model: Box<dyn Model>, mounts: Arc<Mounts>, options: AgentOptions) -> Agent {
         let tools = ToolTable::new(&mounts.tools());
         let history = vec![Message::text(Role::System, options.system_prompt.clone())];
+        let approvals = Approvals::new(options.approval.clone(), options.yes, None);
         Agent {
             model,
             mounts,
             tools,
+            approvals,
             options,
             history,
             events: None,
         }
+    }
+
+    /// Who answers when the policy says `ask` (the terminal); without one, `ask` is a
+    /// refusal unless `yes` is set.
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Agent {
+        self.approvals = Approvals::new(
+            self.options.approval.clone(),
+            self.options.yes,
+            Some(approver),
+        );
+        self
     }
 
     /// Events of every step, from now on.
@@ -192,6 +222,22 @@ impl Agent {
         let Some(exposed) = self.tools.exposed(&call.name) else {
             return format!("error: there is no tool named {}", call.name);
         };
+        let verdict = self
+            .approvals
+            .check(exposed, self.tools.read_only(exposed), &call.arguments)
+            .await;
+        let (allowed, reason) = match verdict {
+            Ok(how) => (true, how),
+            Err(why) => (false, why),
+        };
+        self.emit(AgentEvent::Approval {
+            name: exposed.to_owned(),
+            allowed,
+            reason,
+        });
+        if !allowed {
+            return format!("error: this call was not run: {reason}");
+        }
         self.emit(AgentEvent::ToolStart {
             name: exposed.to_owned(),
             arguments: call.arguments.clone(),

@@ -15,6 +15,8 @@ pub struct ToolTable {
     definitions: Vec<ToolDefinition>,
     /// Model name → exposed name (`server__tool`).
     exposed: HashMap<String, String>,
+    /// Exposed names of the tools that declare `readOnlyHint: true`.
+    read_only: std::collections::HashSet<String>,
 }
 
 impl ToolTable {
@@ -28,6 +30,15 @@ impl ToolTable {
                 name = hashed(&sanitise(&tool.name), &tool.name);
             }
             table.exposed.insert(name.clone(), tool.name.clone());
+            if tool
+                .tool
+                .annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                == Some(true)
+            {
+                table.read_only.insert(tool.name.clone());
+            }
             table.definitions.push(ToolDefinition {
                 name,
                 description: tool
@@ -45,6 +56,12 @@ impl ToolTable {
     /// The definitions to send to the model.
     pub fn definitions(&self) -> &[ToolDefinition] {
         &self.definitions
+    }
+
+    /// Whether the tool declares itself read-only (a hint from the server, trusted only
+    /// as far as the approval policy's `allowReadOnly` says).
+    pub fn read_only(&self, exposed: &str) -> bool {
+        self.read_only.contains(exposed)
     }
 
     /// The exposed name (`server__tool`) behind a name the model used.

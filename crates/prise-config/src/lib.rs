@@ -30,8 +30,8 @@ mod secret;
 
 pub use discover::candidates;
 pub use model::{
-    Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_RESTARTS, DEFAULT_STARTUP_TIMEOUT, Format, Protocol,
-    Remote, RestartPolicy, Server, Stdio, ToolFilter, Transport,
+    Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_RESTARTS, DEFAULT_STARTUP_TIMEOUT,
+    Decision, Format, Protocol, Remote, RestartPolicy, Server, Stdio, ToolFilter, Transport,
 };
 pub use secret::{MASK, looks_secret};
 

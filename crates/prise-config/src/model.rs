@@ -24,6 +24,8 @@ pub struct Config {
     pub format: Format,
     /// The servers, in the order of the file.
     pub servers: Vec<Server>,
+    /// Which tool calls the agent may make without asking.
+    pub approval: Approval,
     /// Things in the file that prise accepted but ignores, for the user to see.
     pub warnings: Vec<String>,
 }
@@ -208,4 +210,57 @@ fn pairs<S: serde::Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+/// What to do when the model calls a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// Ask the user (in a terminal; elsewhere it is a refusal unless `--yes`).
+    Ask,
+    /// Refuse it; the model is told.
+    Deny,
+}
+
+/// The approval policy: per exposed tool name (`server__tool`) globs, first match wins.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Approval {
+    /// `(glob, decision)` in file order.
+    pub rules: Vec<(String, Decision)>,
+    /// For tools no rule matches.
+    pub default: Decision,
+    /// Allow tools that declare `readOnlyHint: true` without asking (unless a rule says
+    /// otherwise).
+    pub allow_read_only: bool,
+    #[serde(skip)]
+    pub(crate) matchers: Vec<globset::GlobMatcher>,
+}
+
+impl Default for Approval {
+    /// Ask for everything but read-only tools.
+    fn default() -> Self {
+        Approval {
+            rules: Vec::new(),
+            default: Decision::Ask,
+            allow_read_only: true,
+            matchers: Vec::new(),
+        }
+    }
+}
+
+impl Approval {
+    /// The decision for a tool, before any question is asked.
+    pub fn decide(&self, exposed: &str, read_only: bool) -> Decision {
+        if let Some(i) = self.matchers.iter().position(|m| m.is_match(exposed)) {
+            return self.rules[i].1;
+        }
+        if read_only && self.allow_read_only {
+            Decision::Allow
+        } else {
+            self.default
+        }
+    }
 }

@@ -32,11 +32,12 @@ impl Config {
             env,
             warnings: Vec::new(),
         };
-        let (format, servers) = parser.document()?;
+        let (format, servers, approval) = parser.document()?;
         Ok(Config {
             path: path.to_owned(),
             format,
             servers,
+            approval,
             warnings: parser.warnings,
         })
     }
@@ -110,14 +111,19 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn document(&mut self) -> Result<(Format, Vec<Server>), ConfigError> {
+    fn document(&mut self) -> Result<(Format, Vec<Server>, Approval), ConfigError> {
         let top: Entries<'a> = serde_json::from_str(self.text)
             .map_err(|e| self.serde_error(0, self.text, "invalid JSON", &e))?;
         let mut found: Option<(Format, &'a RawValue)> = None;
+        let mut approval = Approval::default();
         for (key, raw) in &top.0 {
             let format = match key.as_str() {
                 "mcpServers" => Format::McpServers,
                 "servers" => Format::VsCode,
+                "approval" => {
+                    approval = self.approval(raw)?;
+                    continue;
+                }
                 _ => continue,
             };
             if found.is_some() {
@@ -164,7 +170,58 @@ impl<'a> Parser<'a> {
             }
             servers.push(self.server(name, raw)?);
         }
-        Ok((format, servers))
+        Ok((format, servers, approval))
+    }
+
+    /// `"approval": {"default": "ask", "allowReadOnly": true, "tools": {"glob": "allow"}}`.
+    fn approval(&self, raw: &'a RawValue) -> Result<Approval, ConfigError> {
+        let mut approval = Approval::default();
+        let entries: Entries<'a> = self.value(raw, "approval")?;
+        for (key, value) in entries.0 {
+            match key.as_str() {
+                "default" => approval.default = self.decision(value, "approval.default")?,
+                "allowReadOnly" => {
+                    approval.allow_read_only = self.value(value, "approval.allowReadOnly")?
+                }
+                "tools" => {
+                    let rules: Entries<'a> = self.value(value, "approval.tools")?;
+                    for (pattern, decision) in rules.0 {
+                        let glob = Glob::new(&pattern).map_err(|e| {
+                            self.error(
+                                self.key_offset(decision),
+                                format!("approval.tools: bad glob \"{pattern}\": {}", e.kind()),
+                                None,
+                            )
+                        })?;
+                        let decision =
+                            self.decision(decision, &format!("approval.tools.{pattern}"))?;
+                        approval.matchers.push(glob.compile_matcher());
+                        approval.rules.push((pattern, decision));
+                    }
+                }
+                other => {
+                    return Err(self.error(
+                        self.key_offset(value),
+                        format!("approval: unknown key \"{other}\""),
+                        Some("use \"default\", \"allowReadOnly\" and \"tools\"".into()),
+                    ));
+                }
+            }
+        }
+        Ok(approval)
+    }
+
+    fn decision(&self, raw: &'a RawValue, what: &str) -> Result<Decision, ConfigError> {
+        match self.value::<String>(raw, what)?.as_str() {
+            "allow" => Ok(Decision::Allow),
+            "ask" => Ok(Decision::Ask),
+            "deny" => Ok(Decision::Deny),
+            other => Err(self.error(
+                self.offset(raw),
+                format!("{what}: unknown decision \"{other}\""),
+                Some("use \"allow\", \"ask\" or \"deny\"".into()),
+            )),
+        }
     }
 
     fn server(&mut self, name: String, raw: &'a RawValue) -> Result<Server, ConfigError> {

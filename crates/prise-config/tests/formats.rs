@@ -384,3 +384,28 @@ fn secrets_are_masked_in_redacted_copies() {
     assert!(shown.contains("\"LEVEL\":\"debug\""), "{shown}");
     assert!(shown.contains("plain"), "{shown}");
 }
+
+#[test]
+fn approval_rules() {
+    use prise_config::Decision;
+    let config = parse(
+        r#"{"mcpServers": {"s": {"command": "x"}},
+            "approval": {"default": "deny", "allowReadOnly": false,
+                         "tools": {"fs__write_*": "ask", "fs__*": "allow"}}}"#,
+    )
+    .unwrap();
+    let approval = &config.approval;
+    assert_eq!(approval.decide("fs__write_file", false), Decision::Ask);
+    assert_eq!(approval.decide("fs__read_file", false), Decision::Allow);
+    assert_eq!(approval.decide("other__read", true), Decision::Deny);
+    // Without an approval section: ask, but read-only tools run.
+    let default = parse(r#"{"mcpServers": {}}"#).unwrap().approval;
+    assert_eq!(default.decide("x__y", false), Decision::Ask);
+    assert_eq!(default.decide("x__y", true), Decision::Allow);
+    let (_, _, message, hint) =
+        fail(r#"{"mcpServers": {}, "approval": {"tools": {"a__*": "maybe"}}}"#);
+    assert_eq!(message, "approval.tools.a__*: unknown decision \"maybe\"");
+    assert!(hint.unwrap().contains("\"ask\""));
+    let (_, _, message, _) = fail(r#"{"mcpServers": {}, "approval": {"mode": "yolo"}}"#);
+    assert_eq!(message, "approval: unknown key \"mode\"");
+}

@@ -149,6 +149,10 @@ pub struct RunArgs {
     /// Model turns allowed before giving up.
     #[arg(long, default_value_t = 20)]
     pub max_turns: usize,
+    /// Allow the tool calls the approval policy would ask about (it still denies what
+    /// it denies).
+    #[arg(short, long)]
+    pub yes: bool,
 }
 
 /// Built-in servers.

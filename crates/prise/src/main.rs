@@ -4,6 +4,7 @@
 //! hands the work to the library crates, renders their results and errors for a
 //! terminal or a script, and chooses the exit code.
 
+mod approver;
 mod cli;
 mod commands;
 mod elicitor;

@@ -238,3 +238,56 @@ async fn no_model_server_is_one_error_naming_the_url() {
     assert!(stderr.contains("\nhint: "), "{stderr}");
     assert!(out.stdout.is_empty());
 }
+
+#[tokio::test]
+async fn tools_that_need_approval_are_refused_without_a_person_unless_yes() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}},
+                "approval": {{"tools": {{"bad__env": "deny"}}}}}}"#,
+            common::bad_server().display()
+        ),
+    )
+    .unwrap();
+    // bad__echo does not declare itself read-only: the default policy asks.
+    let script = || {
+        vec![
+            tool_call("c1", "bad__echo", json!({"message": "hi"})),
+            tool_call("c2", "bad__env", json!({})),
+            answer("done"),
+        ]
+    };
+    let model = ScriptedModel::start(script()).await;
+    let out = prise(home.path(), run_args(&model, &["-p", "go"])).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = model.requests();
+    assert_eq!(
+        tool_messages(&requests[1])[0],
+        "error: this call was not run: needs approval, and nobody can answer (not interactive; pass --yes to allow)"
+    );
+    assert_eq!(
+        tool_messages(&requests[2])[1],
+        "error: this call was not run: denied by policy"
+    );
+
+    let model = ScriptedModel::start(script()).await;
+    let out = prise(home.path(), run_args(&model, &["--yes", "-p", "go"])).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = model.requests();
+    assert_eq!(tool_messages(&requests[1])[0], "echo: hi");
+    // --yes does not override a deny.
+    assert_eq!(
+        tool_messages(&requests[2])[1],
+        "error: this call was not run: denied by policy"
+    );
+}

@@ -14,7 +14,11 @@ pub const DEFAULT_SERVER: &str = "docs";
 /// Mounts every server of the configuration, or prise's own docs server when there is
 /// no configuration. Servers that fail are reported on stderr and left out.
 pub async fn mount(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Failure> {
-    let mounts = mount_quietly(path, roots).await?;
+    report(mount_quietly(path, roots).await?)
+}
+
+/// Prints the servers that failed to mount as warnings on stderr.
+pub fn report(mounts: Mounts) -> Result<Mounts, Failure> {
     for failure in mounts.failures() {
         eprintln!("warning: {failure}");
         for line in &failure.stderr_tail {
@@ -29,7 +33,15 @@ pub async fn mount(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Fai
 
 /// [`mount`] without reporting failures, for commands whose output shows them.
 pub async fn mount_quietly(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Failure> {
-    let sources = match config::load(path)? {
+    mount_config(config::load(path)?, roots).await
+}
+
+/// Mounts the servers of an already loaded configuration (or the embedded docs server).
+pub async fn mount_config(
+    config: Option<prise_config::Config>,
+    roots: &[PathBuf],
+) -> Result<Mounts, Failure> {
+    let sources = match config {
         Some(config) => config.servers.into_iter().map(Source::from).collect(),
         None => {
             tracing::debug!(

@@ -8,7 +8,7 @@ use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
 use prise_llm::{ModelError, ModelSpec, OpenAiCompatible, Provider};
 
 use crate::cli::RunArgs;
-use crate::commands::mounted::mount;
+use crate::commands::{config, mounted};
 use crate::failure::Failure;
 use crate::output;
 
@@ -45,12 +45,24 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
             "pass -p \"question\" or pipe it on stdin".to_owned(),
         ));
     }
-    let mounts = Arc::new(mount(config, roots).await?);
+    let config = config::load(config)?;
+    let approval = config
+        .as_ref()
+        .map(|c| c.approval.clone())
+        .unwrap_or_default();
+    let mounts = Arc::new(mounted::report(
+        mounted::mount_config(config, roots).await?,
+    )?);
     let options = AgentOptions {
         max_turns: args.max_turns,
+        approval,
+        yes: args.yes,
         ..AgentOptions::default()
     };
     let mut agent = Agent::new(Box::new(model), mounts.clone(), options);
+    if let Some(approver) = crate::approver::for_this_session() {
+        agent = agent.with_approver(approver);
+    }
     let mut events = agent.subscribe();
     let trace = std::io::stderr().is_terminal();
     let printer = tokio::spawn(async move {
@@ -63,6 +75,11 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
                 AgentEvent::ToolEnd { name, ok, elapsed } => {
                     eprintln!("{} {name} ({elapsed:.1?})", if ok { "✓" } else { "✗" })
                 }
+                AgentEvent::Approval {
+                    name,
+                    allowed: false,
+                    reason,
+                } => eprintln!("✗ {name}: {reason}"),
                 AgentEvent::ModelRetry { reason, delay } => {
                     eprintln!("model: {reason}; retrying in {delay:.1?}")
                 }

@@ -1,0 +1,164 @@
+//! Whether a tool call may run: the configured policy, the user's answers, `--yes`.
+//!
+//! A server's tools run with the user's rights, so the policy decides first (per tool
+//! glob allow, ask or deny; read-only tools allowed by one switch), then someone answers
+//! the `ask`s: the person at the terminal, or nobody, in which case `ask` is a refusal
+//! unless the run was started with `--yes`. Every decision is logged.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use prise_config::{Approval, Decision};
+
+/// A person's answer to "may this tool run?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// This once.
+    Yes,
+    /// Not this time.
+    No,
+    /// This tool, for the rest of the session.
+    Always,
+}
+
+/// A future answer.
+pub type AskFuture = Pin<Box<dyn Future<Output = Answer> + Send>>;
+
+/// Who is asked when the policy says `ask`.
+pub trait Approver: Send + Sync {
+    /// Asks about one call of `tool` (`server__tool`) with `arguments` (JSON text).
+    fn ask(&self, tool: &str, arguments: &str) -> AskFuture;
+}
+
+/// The policy with its session memory.
+pub(crate) struct Approvals {
+    policy: Approval,
+    yes: bool,
+    approver: Option<Arc<dyn Approver>>,
+    always: Mutex<HashSet<String>>,
+}
+
+impl Approvals {
+    pub fn new(policy: Approval, yes: bool, approver: Option<Arc<dyn Approver>>) -> Approvals {
+        Approvals {
+            policy,
+            yes,
+            approver,
+            always: Mutex::default(),
+        }
+    }
+
+    /// `Ok(how)` when the call may run, `Err(why)` when it may not.
+    pub async fn check(
+        &self,
+        tool: &str,
+        read_only: bool,
+        arguments: &str,
+    ) -> Result<&'static str, &'static str> {
+        let outcome = match self.policy.decide(tool, read_only) {
+            Decision::Allow => Ok(if read_only {
+                "allowed: read-only"
+            } else {
+                "allowed by policy"
+            }),
+            Decision::Deny => Err("denied by policy"),
+            Decision::Ask
+                if self
+                    .always
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .contains(tool) =>
+            {
+                Ok("allowed: always, this session")
+            }
+            Decision::Ask if self.yes => Ok("allowed: --yes"),
+            Decision::Ask => match &self.approver {
+                None => Err(
+                    "needs approval, and nobody can answer (not interactive; pass --yes to allow)",
+                ),
+                Some(approver) => match approver.ask(tool, arguments).await {
+                    Answer::Yes => Ok("allowed by the user"),
+                    Answer::Always => {
+                        self.always
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(tool.to_owned());
+                        Ok("allowed by the user, always this session")
+                    }
+                    Answer::No => Err("declined by the user"),
+                },
+            },
+        };
+        match outcome {
+            Ok(how) => tracing::info!(tool, "tool call {how}"),
+            Err(why) => tracing::info!(tool, "tool call {why}"),
+        }
+        outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Scripted(Mutex<Vec<Answer>>);
+
+    impl Approver for Scripted {
+        fn ask(&self, _tool: &str, _arguments: &str) -> AskFuture {
+            let answer = self.0.lock().unwrap().remove(0);
+            Box::pin(std::future::ready(answer))
+        }
+    }
+
+    fn block<F: Future>(future: F) -> F::Output {
+        futures::executor::block_on(future)
+    }
+
+    #[test]
+    fn asks_yes_and_always() {
+        let answers = Arc::new(Scripted(Mutex::new(vec![
+            Answer::Yes,
+            Answer::No,
+            Answer::Always,
+        ])));
+        let approvals = Approvals::new(Approval::default(), false, Some(answers.clone()));
+        assert_eq!(
+            block(approvals.check("a__w", true, "{}")),
+            Ok("allowed: read-only")
+        );
+        assert_eq!(
+            block(approvals.check("a__w", false, "{}")),
+            Ok("allowed by the user")
+        );
+        assert_eq!(
+            block(approvals.check("a__w", false, "{}")),
+            Err("declined by the user")
+        );
+        assert_eq!(
+            block(approvals.check("a__w", false, "{}")),
+            Ok("allowed by the user, always this session")
+        );
+        // Not asked again: the script is empty and would panic.
+        assert_eq!(
+            block(approvals.check("a__w", false, "{}")),
+            Ok("allowed: always, this session")
+        );
+    }
+
+    #[test]
+    fn nobody_to_ask_means_no_unless_yes() {
+        let approvals = Approvals::new(Approval::default(), false, None);
+        assert!(
+            block(approvals.check("a__w", false, "{}"))
+                .unwrap_err()
+                .contains("--yes")
+        );
+        let approvals = Approvals::new(Approval::default(), true, None);
+        assert_eq!(
+            block(approvals.check("a__w", false, "{}")),
+            Ok("allowed: --yes")
+        );
+    }
+}

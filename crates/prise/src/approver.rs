@@ -1,0 +1,38 @@
+//! Asking the person at the terminal whether a tool call may run.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
+
+use prise_agent::{Answer, Approver, AskFuture};
+
+/// The terminal, when a person is there to answer.
+pub fn for_this_session() -> Option<Arc<dyn Approver>> {
+    (std::io::stdin().is_terminal() && std::io::stderr().is_terminal())
+        .then(|| Arc::new(Terminal) as Arc<dyn Approver>)
+}
+
+struct Terminal;
+
+impl Approver for Terminal {
+    fn ask(&self, tool: &str, arguments: &str) -> AskFuture {
+        let question = format!("allow {tool} {arguments}? [y]es / [n]o / [a]lways for this tool: ");
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "{question}");
+                let _ = err.flush();
+                let mut line = String::new();
+                match std::io::stdin().lock().read_line(&mut line) {
+                    Ok(_) => match line.trim().to_ascii_lowercase().as_str() {
+                        "y" | "yes" => Answer::Yes,
+                        "a" | "always" => Answer::Always,
+                        _ => Answer::No,
+                    },
+                    Err(_) => Answer::No,
+                }
+            })
+            .await
+            .unwrap_or(Answer::No)
+        })
+    }
+}
