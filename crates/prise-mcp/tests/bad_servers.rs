@@ -268,6 +268,8 @@ async fn progress_is_reported_as_events() {
             seen.push((server, progress, total, message));
         }
     }
+    // rmcp handles notifications concurrently: their order is not guaranteed.
+    seen.sort_by(|a, b| a.1.total_cmp(&b.1));
     assert_eq!(
         seen,
         [
