@@ -23,21 +23,14 @@ async fn main() {
                 .unwrap(),
         )
     };
-    let mut latencies = Vec::with_capacity(calls);
-    match prise_bench::arg(&args, "--url") {
+    // The stdio server's process, killed when this is dropped at the end of main.
+    let mut _server = None;
+    let client = match prise_bench::arg(&args, "--url") {
         Some(url) => {
             // reqwest is built without a default crypto provider (see prise-mcp's http.rs).
             let _ = rustls::crypto::ring::default_provider().install_default();
             let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
-            let client = ().serve(transport).await.expect("connects");
-            for i in 0..warmup + calls {
-                let started = Instant::now();
-                client.call_tool(params()).await.expect("echo answers");
-                if i >= warmup {
-                    latencies.push(started.elapsed().as_nanos() as u64);
-                }
-            }
-            let _ = client.cancel().await;
+            ().serve(transport).await.expect("connects")
         }
         None => {
             let server = &args[args.iter().position(|a| a == "--").expect("-- SERVER ARGS") + 1..];
@@ -49,16 +42,18 @@ async fn main() {
                 .spawn()
                 .expect("server starts");
             let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-            let client = ().serve(transport).await.expect("connects");
-            for i in 0..warmup + calls {
-                let started = Instant::now();
-                client.call_tool(params()).await.expect("echo answers");
-                if i >= warmup {
-                    latencies.push(started.elapsed().as_nanos() as u64);
-                }
-            }
-            let _ = client.cancel().await;
+            _server = Some(child);
+            ().serve(transport).await.expect("connects")
+        }
+    };
+    let mut latencies = Vec::with_capacity(calls);
+    for i in 0..warmup + calls {
+        let started = Instant::now();
+        client.call_tool(params()).await.expect("echo answers");
+        if i >= warmup {
+            latencies.push(started.elapsed().as_nanos() as u64);
         }
     }
+    let _ = client.cancel().await;
     println!("{}", serde_json::json!({ "latencies_ns": latencies }));
 }
