@@ -153,6 +153,21 @@ pub struct RunArgs {
     /// it denies).
     #[arg(short, long)]
     pub yes: bool,
+    /// text: the answer; json: the answer with turns, tool calls and token usage;
+    /// stream-json: one JSON event per line as the run goes, then the answer.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: Output,
+}
+
+/// How `prise run` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// The final answer.
+    Text,
+    /// One JSON object at the end.
+    Json,
+    /// JSON lines as events happen.
+    StreamJson,
 }
 
 /// Built-in servers.

@@ -291,3 +291,69 @@ async fn tools_that_need_approval_are_refused_without_a_person_unless_yes() {
         "error: this call was not run: denied by policy"
     );
 }
+
+#[tokio::test]
+async fn json_and_stream_json_outputs() {
+    let home = tempfile::tempdir().unwrap();
+    let script = || {
+        vec![
+            tool_call("c1", "docs__list_docs", json!({})),
+            Scripted::Stream(vec![
+                json!({"choices": [{"index": 0, "delta": {"content": "Two "}}]}),
+                json!({"choices": [{"index": 0, "delta": {"content": "parts."}, "finish_reason": "stop"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 30, "completion_tokens": 4}}),
+            ]),
+        ]
+    };
+    let model = ScriptedModel::start(script()).await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--output", "json", "-p", "q"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["answer"], "Two parts.");
+    assert_eq!(summary["turns"], 2);
+    assert_eq!(summary["toolCalls"][0]["tool"], "docs__list_docs");
+    assert_eq!(summary["toolCalls"][0]["ok"], true);
+    assert_eq!(summary["usage"], json!({"input": 30, "output": 4}));
+
+    let model = ScriptedModel::start(script()).await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--output", "stream-json", "-p", "q"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "turn-start",
+            "turn-end",
+            "approval",
+            "tool-start",
+            "tool-end",
+            "turn-start",
+            "model-delta",
+            "model-delta",
+            "turn-end",
+            "answer"
+        ]
+    );
+    assert_eq!(lines[6]["text"], "Two ");
+    assert_eq!(lines[9]["text"], "Two parts.");
+}

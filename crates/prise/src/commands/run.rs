@@ -7,7 +7,7 @@ use std::sync::Arc;
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
 use prise_llm::{ModelError, ModelSpec, OpenAiCompatible, Provider};
 
-use crate::cli::RunArgs;
+use crate::cli::{Output, RunArgs};
 use crate::commands::{config, mounted};
 use crate::failure::Failure;
 use crate::output;
@@ -64,44 +64,135 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         agent = agent.with_approver(approver);
     }
     let mut events = agent.subscribe();
+    let output = args.output;
     let trace = std::io::stderr().is_terminal();
+    // One task consumes the events: the terminal trace, stream-json, and the summary
+    // that `--output json` prints at the end.
     let printer = tokio::spawn(async move {
+        let mut summary = Summary::default();
         while let Some(event) = events.recv().await {
-            if !trace {
-                continue;
-            }
-            match event {
-                AgentEvent::ToolStart { name, arguments } => eprintln!("→ {name} {arguments}"),
-                AgentEvent::ToolEnd { name, ok, elapsed } => {
-                    eprintln!("{} {name} ({elapsed:.1?})", if ok { "✓" } else { "✗" })
+            summary.record(&event);
+            match output {
+                Output::StreamJson => {
+                    let mut out = output::stdout();
+                    writeln!(out, "{}", event_json(&event))?;
+                    out.flush()?;
                 }
-                AgentEvent::Approval {
-                    name,
-                    allowed: false,
-                    reason,
-                } => eprintln!("✗ {name}: {reason}"),
-                AgentEvent::ModelRetry { reason, delay } => {
-                    eprintln!("model: {reason}; retrying in {delay:.1?}")
-                }
+                _ if trace => print_trace(&event),
                 _ => {}
             }
         }
+        Ok::<_, std::io::Error>(summary)
     });
     let outcome = agent.run(&prompt).await;
     drop(agent);
-    let _ = printer.await;
+    let summary = printer.await.map_err(|e| Failure::Job(e.into()))??;
     if let Ok(mounts) = Arc::try_unwrap(mounts) {
         mounts.close().await;
     }
-    match outcome {
-        Ok(answer) => {
-            let mut out = output::stdout();
-            writeln!(out, "{}", answer.trim_end())?;
-            out.flush()?;
-            Ok(())
+    let answer = match outcome {
+        Ok(answer) => answer,
+        Err(AgentError::Model(e)) => return Err(model_failure(e)),
+        Err(e @ AgentError::MaxTurns(_)) => return Err(Failure::Job(e.into())),
+    };
+    let mut out = output::stdout();
+    match output {
+        Output::Text => writeln!(out, "{}", answer.trim_end())?,
+        Output::Json => output::json(&mut out, &summary.json(&answer))?,
+        Output::StreamJson => writeln!(
+            out,
+            "{}",
+            serde_json::json!({"type": "answer", "text": answer})
+        )?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The tool trace a person sees on stderr.
+fn print_trace(event: &AgentEvent) {
+    match event {
+        AgentEvent::ToolStart { name, arguments } => eprintln!("→ {name} {arguments}"),
+        AgentEvent::ToolEnd { name, ok, elapsed } => {
+            eprintln!("{} {name} ({elapsed:.1?})", if *ok { "✓" } else { "✗" })
         }
-        Err(AgentError::Model(e)) => Err(model_failure(e)),
-        Err(e @ AgentError::MaxTurns(_)) => Err(Failure::Job(e.into())),
+        AgentEvent::Approval {
+            name,
+            allowed: false,
+            reason,
+        } => eprintln!("✗ {name}: {reason}"),
+        AgentEvent::ModelRetry { reason, delay } => {
+            eprintln!("model: {reason}; retrying in {delay:.1?}")
+        }
+        _ => {}
+    }
+}
+
+/// One event as a line of `--output stream-json`.
+fn event_json(event: &AgentEvent) -> serde_json::Value {
+    use serde_json::json;
+    let ms = |d: &std::time::Duration| d.as_secs_f64() * 1e3;
+    match event {
+        AgentEvent::TurnStart { turn } => json!({"type": "turn-start", "turn": turn}),
+        AgentEvent::ModelDelta(text) => json!({"type": "model-delta", "text": text}),
+        AgentEvent::ModelRetry { reason, delay } => {
+            json!({"type": "error", "retrying": true, "message": reason, "delayMs": ms(delay)})
+        }
+        AgentEvent::Approval {
+            name,
+            allowed,
+            reason,
+        } => json!({"type": "approval", "tool": name, "allowed": allowed, "reason": reason}),
+        AgentEvent::ToolStart { name, arguments } => {
+            json!({"type": "tool-start", "tool": name, "arguments": arguments})
+        }
+        AgentEvent::ToolEnd { name, ok, elapsed } => {
+            json!({"type": "tool-end", "tool": name, "ok": ok, "elapsedMs": ms(elapsed)})
+        }
+        AgentEvent::TurnEnd {
+            turn,
+            elapsed,
+            usage,
+        } => json!({
+            "type": "turn-end", "turn": turn, "elapsedMs": ms(elapsed),
+            "usage": usage.map(|u| json!({"input": u.input, "output": u.output})),
+        }),
+    }
+}
+
+/// What `--output json` reports besides the answer.
+#[derive(Default)]
+struct Summary {
+    turns: usize,
+    tools: Vec<serde_json::Value>,
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+impl Summary {
+    fn record(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::TurnEnd { turn, usage, .. } => {
+                self.turns = *turn;
+                if let Some(usage) = usage {
+                    self.input_tokens += usage.input;
+                    self.output_tokens += usage.output;
+                }
+            }
+            AgentEvent::ToolEnd { name, ok, elapsed } => {
+                self.tools.push(serde_json::json!({"tool": name, "ok": ok, "elapsedMs": elapsed.as_secs_f64() * 1e3}))
+            }
+            _ => {}
+        }
+    }
+
+    fn json(&self, answer: &str) -> serde_json::Value {
+        serde_json::json!({
+            "answer": answer,
+            "turns": self.turns,
+            "toolCalls": self.tools,
+            "usage": {"input": self.input_tokens, "output": self.output_tokens},
+        })
     }
 }
 
