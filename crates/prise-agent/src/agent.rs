@@ -173,7 +173,18 @@ impl Agent {
         for turn in 1..=self.options.max_turns {
             self.emit(AgentEvent::TurnStart { turn });
             let started = Instant::now();
-            let reply = self.ask_model().await?;
+            let mut reply = self.ask_model().await?;
+            if reply.tool_calls.is_empty() && self.model.recovers_tool_calls() {
+                let tools = &self.tools;
+                let recovered = crate::recover::tool_calls_in_text(&reply.text, &|name| {
+                    tools.exposed(name).is_some()
+                });
+                if !recovered.is_empty() {
+                    tracing::debug!("recovered {} tool call(s) written as text", recovered.len());
+                    reply.tool_calls = recovered;
+                    reply.text.clear();
+                }
+            }
             self.emit(AgentEvent::TurnEnd {
                 turn,
                 elapsed: started.elapsed(),

@@ -34,4 +34,8 @@ impl Model for OpenAiCompatible {
     ) -> Turn<'a> {
         Box::pin(OpenAiCompatible::complete(self, messages, tools, events))
     }
+
+    fn recovers_tool_calls(&self) -> bool {
+        OpenAiCompatible::recovers_tool_calls(self)
+    }
 }

@@ -18,6 +18,7 @@ pub struct OpenAiCompatible {
     endpoint: Endpoint,
     model: String,
     retry: RetryPolicy,
+    recover_tool_calls: bool,
 }
 
 impl OpenAiCompatible {
@@ -37,7 +38,19 @@ impl OpenAiCompatible {
             endpoint,
             model: model.into(),
             retry: RetryPolicy::default(),
+            recover_tool_calls: false,
         })
+    }
+
+    /// Whether the agent should look for tool calls written as text (small local models).
+    pub fn with_tool_call_recovery(mut self, recover: bool) -> OpenAiCompatible {
+        self.recover_tool_calls = recover;
+        self
+    }
+
+    /// Whether tool calls written as text are recovered.
+    pub fn recovers_tool_calls(&self) -> bool {
+        self.recover_tool_calls
     }
 
     /// Replaces the retry policy.

@@ -357,3 +357,33 @@ async fn json_and_stream_json_outputs() {
     assert_eq!(lines[6]["text"], "Two ");
     assert_eq!(lines[9]["text"], "Two parts.");
 }
+
+#[tokio::test]
+async fn tool_calls_written_as_text_by_small_models_are_recovered() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        answer("<tool_call>\n{\"name\": \"docs__grep_docs\", \"arguments\": {\"keyword\": \"SIGKILL\"}}\n</tool_call>"),
+        answer("Found it."),
+    ])
+    .await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["-p", "how are servers killed?"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Found it.\n");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    // The recovered call is sent back as a real tool call, followed by its result.
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["name"],
+        "docs__grep_docs"
+    );
+    assert!(tool_messages(&requests[1])[0].contains("mounting.md:"));
+}

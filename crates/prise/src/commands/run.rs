@@ -30,7 +30,11 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
             std::env::var(name).ok()
         })
         .map_err(|e| Failure::usage(e, None))?;
-    let model = OpenAiCompatible::new(endpoint, spec.model.clone()).map_err(model_failure)?;
+    // Small local models often write tool calls as text; hosted ones do not.
+    let local = matches!(spec.provider, Provider::Ollama | Provider::OpenAiCompatible);
+    let model = OpenAiCompatible::new(endpoint, spec.model.clone())
+        .map_err(model_failure)?
+        .with_tool_call_recovery(local);
     let prompt = match args.prompt {
         Some(prompt) => prompt,
         None => {
