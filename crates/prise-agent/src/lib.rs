@@ -8,8 +8,7 @@
 //! It must not know about terminals or command-line flags: rendering belongs to the
 //! `prise` binary.
 //!
-//! Not yet here (issue #4): saving cut outputs to a file, images, resources as a tool,
-//! sessions.
+//! Not yet here (issue #4): saving cut outputs to a file, images, sessions.
 
 mod agent;
 mod approve;
@@ -18,5 +17,5 @@ mod recover;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions};
 pub use approve::{Answer, Approver, AskFuture};
-pub use present::{ToolTable, model_name, provider_schema};
+pub use present::{READ_RESOURCE, ToolTable, model_name, provider_schema};
 pub use recover::tool_calls_in_text;

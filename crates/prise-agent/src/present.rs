@@ -6,6 +6,10 @@ use prise_llm::ToolDefinition;
 use prise_mcp::ExposedTool;
 use serde_json::{Map, Value, json};
 
+/// The built-in tool that reads MCP resources. Exposed names always contain `__`, so
+/// no server's tool can take this name.
+pub const READ_RESOURCE: &str = "read_resource";
+
 /// Providers accept `^[a-zA-Z0-9_-]{1,64}$`.
 const MAX_NAME: usize = 64;
 
@@ -51,6 +55,19 @@ impl ToolTable {
             });
         }
         table
+    }
+
+    /// Offers the built-in `read_resource(uri)` tool, for servers' resources.
+    pub fn add_resource_reader(&mut self) {
+        self.definitions.push(ToolDefinition {
+            name: READ_RESOURCE.to_owned(),
+            description: "Read a resource by its URI (the resources are listed in the instructions) and return its \
+                          contents."
+                .to_owned(),
+            parameters: json!({"type": "object", "properties": {"uri": {"type": "string",
+                "description": "The resource's URI, e.g. weather://cities"}}, "required": ["uri"]}),
+        });
+        self.read_only.insert(READ_RESOURCE.to_owned());
     }
 
     /// The definitions to send to the model.

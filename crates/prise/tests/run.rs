@@ -94,7 +94,12 @@ async fn the_embedded_docs_answer_a_question() {
         .collect();
     assert_eq!(
         offered,
-        ["docs__grep_docs", "docs__list_docs", "docs__read_doc"]
+        [
+            "docs__grep_docs",
+            "docs__list_docs",
+            "docs__read_doc",
+            "read_resource"
+        ]
     );
     assert_eq!(requests[0].body["messages"][0]["role"], "system");
     assert_eq!(
@@ -386,4 +391,49 @@ async fn tool_calls_written_as_text_by_small_models_are_recovered() {
         "docs__grep_docs"
     );
     assert!(tool_messages(&requests[1])[0].contains("mounting.md:"));
+}
+
+#[tokio::test]
+async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
+    let home = tempfile::tempdir().unwrap();
+    let weather =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../prise-mcp/tests/fixtures/weather_server.py");
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"weather": {{"command": "{}", "args": ["{}"]}}}}}}"#,
+            peers().join("venv/bin/python").display(),
+            weather.display()
+        ),
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "read_resource", json!({"uri": "weather://cities"})),
+        tool_call("c2", "weather__get_weather", json!({"city": "beijing"})),
+        answer("Rainy in Beijing."),
+    ])
+    .await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--yes", "-p", "Weather in a supported city?"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Rainy in Beijing.\n");
+    let requests = model.requests();
+    let system = requests[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("- weather://cities ("), "{system}");
+    assert_eq!(
+        tool_messages(&requests[1])[0],
+        "beijing, guangzhou, shanghai"
+    );
+    assert!(
+        tool_messages(&requests[2])[1].contains("rainy"),
+        "{:?}",
+        tool_messages(&requests[2])
+    );
 }
