@@ -14,6 +14,7 @@ pub struct Plan {
     pub throughput_calls: usize,
     pub mount_sizes: Vec<usize>,
     pub startup_runs: usize,
+    pub agent_runs: usize,
 }
 
 impl Plan {
@@ -25,6 +26,7 @@ impl Plan {
             throughput_calls: 4000,
             mount_sizes: vec![1, 10, 50],
             startup_runs: 30,
+            agent_runs: 300,
         }
     }
 
@@ -36,6 +38,7 @@ impl Plan {
             throughput_calls: 8,
             mount_sizes: vec![1, 2],
             startup_runs: 1,
+            agent_runs: 2,
         }
     }
 }
@@ -138,6 +141,9 @@ pub struct Results {
     pub single_start: Duration,
     /// (command, median)
     pub startup: Vec<(String, Duration)>,
+    /// Medians of an agent run with one turn, with a tool call (two turns), and of a
+    /// bare request to the fake model.
+    pub agent: (Duration, Duration, Duration),
 }
 
 /// A round-trip client: a name and its command line before the target arguments.
@@ -230,6 +236,16 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
     drop(server);
     let (mounting, single_start) = mounting(env, plan)?;
     let startup = startup(env, plan)?;
+    let mut command = vec![
+        env.path("bench-agent-client"),
+        "--runs".to_owned(),
+        plan.agent_runs.to_string(),
+    ];
+    command.extend(["--warmup".to_owned(), (plan.agent_runs / 10).to_string()]);
+    command.extend(Target::Stdio(env.echo_server()).args());
+    let report = run_json(&command)?;
+    let ns = |key: &str| Duration::from_nanos(report[key].as_u64().unwrap_or(0));
+    let agent = (ns("one_turn_ns"), ns("with_tool_ns"), ns("bare_model_ns"));
     Ok(Results {
         stdio,
         http,
@@ -237,6 +253,7 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
         mounting,
         single_start,
         startup,
+        agent,
     })
 }
 
