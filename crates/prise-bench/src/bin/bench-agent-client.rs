@@ -129,10 +129,7 @@ async fn fake_model(listener: tokio::net::TcpListener) {
 async fn read_body(socket: &mut tokio::net::TcpStream) -> String {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 8192];
-    loop {
-        let Ok(n) = socket.read(&mut chunk).await else {
-            break;
-        };
+    while let Ok(n) = socket.read(&mut chunk).await {
         if n == 0 {
             break;
         }
