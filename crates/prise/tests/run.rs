@@ -437,3 +437,51 @@ async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
         tool_messages(&requests[2])
     );
 }
+
+#[tokio::test]
+async fn ctrl_c_during_a_tool_call_leaves_no_process_behind() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = format!("prise-run-ctrl-c-{}", std::process::id());
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"bad": {{"command": "sh", "args": ["-c", "python3 {} stubborn {marker}; true"]}}}}}}"#,
+            common::bad_server().display()
+        ),
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![tool_call("c1", "bad__slow", json!({}))]).await;
+    let mut child = std::process::Command::new(common::prise_bin())
+        .args(run_args(&model, &["--yes", "-p", "wait"]))
+        .env_clear()
+        .env("HOME", home.path())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(home.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the model asked for the slow tool: the call is then in flight.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while model.requests().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        common::processes_with(&marker).len(),
+        2,
+        "the server and its wrapper run"
+    );
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(130));
+    let gone = common::wait_until(std::time::Duration::from_secs(5), || {
+        common::processes_with(&marker).is_empty()
+    });
+    assert!(gone, "left running: {:?}", common::processes_with(&marker));
+}
