@@ -32,6 +32,9 @@ pub struct AgentOptions {
     pub approval: prise_config::Approval,
     /// Allow the calls the policy would ask about (`--yes`).
     pub yes: bool,
+    /// Where the whole text of a cut tool result is saved, so that the user (and the
+    /// model, told the path) can find it; `None` only cuts.
+    pub output_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for AgentOptions {
@@ -43,6 +46,7 @@ impl Default for AgentOptions {
             max_tool_output: 100_000,
             approval: prise_config::Approval::default(),
             yes: false,
+            output_dir: None,
         }
     }
 }
@@ -318,7 +322,11 @@ impl Agent {
             ok,
             elapsed: started.elapsed(),
         });
-        cap(text, self.options.max_tool_output)
+        cap(
+            text,
+            self.options.max_tool_output,
+            self.options.output_dir.as_deref(),
+        )
     }
 }
 
@@ -371,7 +379,11 @@ impl Agent {
             ok,
             elapsed: started.elapsed(),
         });
-        cap(text, self.options.max_tool_output)
+        cap(
+            text,
+            self.options.max_tool_output,
+            self.options.output_dir.as_deref(),
+        )
     }
 }
 
@@ -405,16 +417,33 @@ fn result_text(result: &CallToolResult) -> String {
     parts.join("\n")
 }
 
-/// Cuts `text` to `max` characters, saying so.
-fn cap(text: String, max: usize) -> String {
-    if text.chars().count() <= max {
+/// Cuts `text` to `max` characters, saying so and, when `dir` is given, where the
+/// whole text was saved.
+fn cap(text: String, max: usize, dir: Option<&std::path::Path>) -> String {
+    let total = text.chars().count();
+    if total <= max {
         return text;
     }
+    let saved = dir.and_then(|dir| {
+        std::fs::create_dir_all(dir).ok()?;
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        let path = dir.join(format!("tool-output-{stamp}.txt"));
+        std::fs::write(&path, &text).ok()?;
+        Some(path)
+    });
     let kept: String = text.chars().take(max).collect();
-    format!(
-        "{kept}\n[output cut: it was {} characters; only the first {max} are shown]",
-        text.chars().count()
-    )
+    match saved {
+        Some(path) => format!(
+            "{kept}\n[output cut: it was {total} characters; only the first {max} are shown. The whole output is saved in {}]",
+            path.display()
+        ),
+        None => format!(
+            "{kept}\n[output cut: it was {total} characters; only the first {max} are shown]"
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -423,9 +452,25 @@ mod tests {
 
     #[test]
     fn long_outputs_are_cut_with_a_note() {
-        assert_eq!(cap("short".into(), 10), "short");
-        let cut = cap("x".repeat(50), 10);
+        assert_eq!(cap("short".into(), 10, None), "short");
+        let cut = cap("x".repeat(50), 10, None);
         assert!(cut.starts_with(&"x".repeat(10)));
         assert!(cut.ends_with("[output cut: it was 50 characters; only the first 10 are shown]"));
+    }
+
+    #[test]
+    fn the_whole_output_is_saved_where_the_note_says() {
+        let dir = std::env::temp_dir().join(format!("prise-cap-{}", std::process::id()));
+        let cut = cap(format!("{}END", "y".repeat(100)), 10, Some(&dir));
+        let path = cut
+            .rsplit_once("saved in ")
+            .unwrap()
+            .1
+            .trim_end_matches(']');
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap(),
+            format!("{}END", "y".repeat(100))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -51,7 +51,7 @@
 //! # }
 //! ```
 //!
-//! Not yet here (issue #4): saving cut outputs to a file, images, sessions.
+//! Not yet here (issue #4): images for models that accept them, sessions.
 
 mod agent;
 mod approve;

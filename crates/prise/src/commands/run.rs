@@ -61,6 +61,7 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         max_turns: args.max_turns,
         approval,
         yes: args.yes,
+        output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
         ..AgentOptions::default()
     };
     let mut agent = Agent::new(Box::new(model), mounts.clone(), options);
