@@ -15,6 +15,7 @@ mod error;
 mod model;
 mod openai;
 mod retry;
+mod send;
 mod spec;
 mod types;
 

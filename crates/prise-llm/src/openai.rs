@@ -1,13 +1,13 @@
 //! The OpenAI-compatible Chat Completions client, streaming.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::{Value, json};
 
 use crate::error::ModelError;
-use crate::retry::{RetryPolicy, retryable};
+use crate::retry::RetryPolicy;
+use crate::send::{http_client, post_with_retries};
 use crate::spec::Endpoint;
 use crate::types::{Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage};
 
@@ -27,12 +27,7 @@ impl OpenAiCompatible {
         endpoint: Endpoint,
         model: impl Into<String>,
     ) -> Result<OpenAiCompatible, ModelError> {
-        // reqwest is built without a default crypto provider: prise uses ring.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| ModelError::Protocol(format!("cannot build an HTTP client: {e}")))?;
+        let client = http_client()?;
         Ok(OpenAiCompatible {
             client,
             endpoint,
@@ -72,7 +67,12 @@ impl OpenAiCompatible {
         events: &mut (dyn FnMut(ModelEvent) + Send),
     ) -> Result<Reply, ModelError> {
         let body = request_body(&self.model, messages, tools);
-        let response = self.send_with_retries(&body, events).await?;
+        let auth: Vec<(&str, String)> = match &self.endpoint.api_key {
+            Some(key) => vec![("authorization", format!("Bearer {key}"))],
+            None => Vec::new(),
+        };
+        let response =
+            post_with_retries(&self.client, &self.url(), &body, &auth, &self.retry, events).await?;
         let streaming = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
@@ -91,66 +91,6 @@ impl OpenAiCompatible {
                 events(ModelEvent::TextDelta(reply.text.clone()));
             }
             Ok(reply)
-        }
-    }
-
-    async fn send_with_retries(
-        &self,
-        body: &Value,
-        events: &mut (dyn FnMut(ModelEvent) + Send),
-    ) -> Result<reqwest::Response, ModelError> {
-        let url = self.url();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let mut request = self.client.post(&url).json(body);
-            if let Some(key) = &self.endpoint.api_key {
-                request = request.bearer_auth(key);
-            }
-            let (reason, retry_after) = match request.send().await {
-                Ok(response) if response.status().is_success() => return Ok(response),
-                Ok(response) => {
-                    let status = response.status().as_u16();
-                    let retry_after = response
-                        .headers()
-                        .get(reqwest::header::RETRY_AFTER)
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.trim().parse::<u64>().ok())
-                        .map(Duration::from_secs);
-                    let message = error_message(&response.text().await.unwrap_or_default());
-                    if !retryable(status) {
-                        return Err(ModelError::Rejected {
-                            url,
-                            status,
-                            message,
-                        });
-                    }
-                    (format!("HTTP {status}: {message}"), retry_after)
-                }
-                // Nothing listening: say so at once, retrying cannot help.
-                Err(e) if e.is_connect() => {
-                    return Err(ModelError::Unreachable {
-                        url,
-                        cause: system_cause(&e),
-                    });
-                }
-                Err(e) => (system_cause(&e), None),
-            };
-            if attempt >= self.retry.max_tries {
-                return Err(ModelError::GaveUp {
-                    url,
-                    attempts: attempt,
-                    last: reason,
-                });
-            }
-            let delay = self.retry.delay(attempt, retry_after);
-            tracing::debug!("model request failed ({reason}); retrying in {delay:?}");
-            events(ModelEvent::Retrying {
-                attempt,
-                reason,
-                delay,
-            });
-            tokio::time::sleep(delay).await;
         }
     }
 }
@@ -332,30 +272,6 @@ fn stop_reason(reason: &str) -> StopReason {
         "length" => StopReason::Length,
         other => StopReason::Other(other.to_owned()),
     }
-}
-
-/// The provider's own words from an error body (`{"error": {"message": ...}}`), or the
-/// start of the body.
-fn error_message(body: &str) -> String {
-    serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| {
-            v["error"]["message"]
-                .as_str()
-                .or(v["error"].as_str())
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| body.chars().take(300).collect::<String>().trim().to_owned())
-}
-
-/// The innermost cause of a request error ("Connection refused"), which reqwest keeps
-/// several sources deep.
-fn system_cause(error: &reqwest::Error) -> String {
-    let mut current: &dyn std::error::Error = error;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
 }
 
 #[cfg(test)]

@@ -1,0 +1,127 @@
+//! Posting to a provider, with retries: shared by every provider.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::ModelError;
+use crate::retry::{RetryPolicy, retryable};
+use crate::types::ModelEvent;
+
+/// An HTTP client for a provider.
+pub(crate) fn http_client() -> Result<reqwest::Client, ModelError> {
+    // reqwest is built without a default crypto provider: prise uses ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| ModelError::Protocol(format!("cannot build an HTTP client: {e}")))
+}
+
+/// POSTs `body` as JSON with `headers`, retrying what is worth retrying (see
+/// [`RetryPolicy`]); reports each retry to `events`.
+pub(crate) async fn post_with_retries(
+    client: &reqwest::Client,
+    url: &str,
+    body: &Value,
+    headers: &[(&str, String)],
+    retry: &RetryPolicy,
+    events: &mut (dyn FnMut(ModelEvent) + Send),
+) -> Result<reqwest::Response, ModelError> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let mut request = client.post(url).json(body);
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let (reason, retry_after) = match request.send().await {
+            Ok(response) if response.status().is_success() => return Ok(response),
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let retry_after = response
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(Duration::from_secs);
+                let message = error_message(&response.text().await.unwrap_or_default());
+                if !retryable(status) {
+                    return Err(ModelError::Rejected {
+                        url: url.to_owned(),
+                        status,
+                        message,
+                    });
+                }
+                (format!("HTTP {status}: {message}"), retry_after)
+            }
+            // Nothing listening: say so at once, retrying cannot help.
+            Err(e) if e.is_connect() => {
+                return Err(ModelError::Unreachable {
+                    url: url.to_owned(),
+                    cause: system_cause(&e),
+                });
+            }
+            Err(e) => (system_cause(&e), None),
+        };
+        if attempt >= retry.max_tries {
+            return Err(ModelError::GaveUp {
+                url: url.to_owned(),
+                attempts: attempt,
+                last: reason,
+            });
+        }
+        let delay = retry.delay(attempt, retry_after);
+        tracing::debug!("model request failed ({reason}); retrying in {delay:?}");
+        events(ModelEvent::Retrying {
+            attempt,
+            reason,
+            delay,
+        });
+        tokio::time::sleep(delay).await;
+    }
+}
+
+/// The provider's own words from an error body (`{"error": {"message": ...}}`), or the
+/// start of the body.
+fn error_message(body: &str) -> String {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| {
+            v["error"]["message"]
+                .as_str()
+                .or(v["error"].as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| body.chars().take(300).collect::<String>().trim().to_owned())
+}
+
+/// The innermost cause of a request error ("Connection refused"), which reqwest keeps
+/// several sources deep.
+fn system_cause(error: &reqwest::Error) -> String {
+    let mut current: &dyn std::error::Error = error;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_message;
+
+    #[test]
+    fn error_bodies() {
+        assert_eq!(
+            error_message(r#"{"error": {"message": "model not found"}}"#),
+            "model not found"
+        );
+        assert_eq!(
+            error_message(
+                r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#
+            ),
+            "Overloaded"
+        );
+        assert_eq!(error_message("plain failure"), "plain failure");
+    }
+}
