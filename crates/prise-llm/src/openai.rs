@@ -314,13 +314,4 @@ mod tests {
         assert_eq!(body["stream"], true);
         assert!(request_body("m", &messages, &[]).get("tools").is_none());
     }
-
-    #[test]
-    fn error_bodies() {
-        assert_eq!(
-            error_message(r#"{"error": {"message": "model not found"}}"#),
-            "model not found"
-        );
-        assert_eq!(error_message("plain failure"), "plain failure");
-    }
 }
