@@ -7,10 +7,10 @@
 //! It must not know about MCP: tools are plain definitions to it, and tool results are
 //! text.
 //!
-//! So far: the OpenAI-compatible Chat Completions client (Ollama, vLLM, llama.cpp,
-//! LM Studio, OpenAI, OpenRouter, DeepSeek, Gemini's compatible endpoint). The native
-//! Anthropic client comes with the agent loop.
+//! Two clients: OpenAI-compatible Chat Completions (Ollama, vLLM, llama.cpp, LM Studio,
+//! OpenAI, OpenRouter, DeepSeek, Gemini's compatible endpoint) and Anthropic Messages.
 
+mod anthropic;
 mod error;
 mod model;
 mod openai;
@@ -19,6 +19,7 @@ mod send;
 mod spec;
 mod types;
 
+pub use anthropic::Anthropic;
 pub use error::ModelError;
 pub use model::Model;
 pub use openai::OpenAiCompatible;

@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::{Message, ModelError, ModelEvent, OpenAiCompatible, Reply, ToolDefinition};
+use crate::{Anthropic, Message, ModelError, ModelEvent, OpenAiCompatible, Reply, ToolDefinition};
 
 /// A boxed future of a model turn.
 pub type Turn<'a> = Pin<Box<dyn Future<Output = Result<Reply, ModelError>> + Send + 'a>>;
@@ -37,5 +37,16 @@ impl Model for OpenAiCompatible {
 
     fn recovers_tool_calls(&self) -> bool {
         OpenAiCompatible::recovers_tool_calls(self)
+    }
+}
+
+impl Model for Anthropic {
+    fn complete<'a>(
+        &'a self,
+        messages: &'a [Message],
+        tools: &'a [ToolDefinition],
+        events: &'a mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Turn<'a> {
+        Box::pin(Anthropic::complete(self, messages, tools, events))
     }
 }

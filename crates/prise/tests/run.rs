@@ -485,3 +485,60 @@ async fn ctrl_c_during_a_tool_call_leaves_no_process_behind() {
     });
     assert!(gone, "left running: {:?}", common::processes_with(&marker));
 }
+
+#[tokio::test]
+async fn anthropic_models_run_the_same_loop() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        Scripted::Stream(vec![
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "docs__grep_docs", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"keyword\": \"SIGKILL\"}"}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
+        ]),
+        Scripted::Stream(vec![
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "SIGTERM, then SIGKILL."}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 6}}),
+        ]),
+    ])
+    .await;
+    let args = [
+        "run",
+        "-m",
+        "anthropic:claude-test",
+        "--base-url",
+        &model.url,
+        "--api-key",
+        "sk-ant",
+        "-p",
+        "how?",
+    ];
+    let out = prise(home.path(), args.iter().map(|s| s.to_string()).collect()).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "SIGTERM, then SIGKILL.\n"
+    );
+    let requests = model.requests();
+    assert_eq!(requests[0].path, "/v1/messages");
+    // The tool result goes back as a tool_result block in a user turn.
+    let last = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    assert_eq!(last["content"][0]["type"], "tool_result");
+    assert_eq!(last["content"][0]["tool_use_id"], "toolu_1");
+    assert!(
+        last["content"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("mounting.md:")
+    );
+}

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
-use prise_llm::{ModelError, ModelSpec, OpenAiCompatible, Provider};
+use prise_llm::{Anthropic, Model, ModelError, ModelSpec, OpenAiCompatible, Provider};
 
 use crate::cli::{Output, RunArgs};
 use crate::commands::{config, mounted};
@@ -19,22 +19,24 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         .model
         .parse()
         .map_err(|e: String| Failure::usage(e, None))?;
-    if spec.provider == Provider::Anthropic {
-        return Err(Failure::usage(
-            "the native Anthropic provider is not in this build yet",
-            "use an OpenAI-compatible endpoint for now".to_owned(),
-        ));
-    }
     let endpoint = spec
         .endpoint(args.base_url.as_deref(), args.api_key.as_deref(), &|name| {
             std::env::var(name).ok()
         })
         .map_err(|e| Failure::usage(e, None))?;
     // Small local models often write tool calls as text; hosted ones do not.
-    let local = matches!(spec.provider, Provider::Ollama | Provider::OpenAiCompatible);
-    let model = OpenAiCompatible::new(endpoint, spec.model.clone())
-        .map_err(model_failure)?
-        .with_tool_call_recovery(local);
+    let model: Box<dyn Model> = match spec.provider {
+        Provider::Anthropic => {
+            Box::new(Anthropic::new(endpoint, spec.model.clone()).map_err(model_failure)?)
+        }
+        // Small local models often write tool calls as text; hosted ones do not.
+        provider => {
+            let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
+            let client =
+                OpenAiCompatible::new(endpoint, spec.model.clone()).map_err(model_failure)?;
+            Box::new(client.with_tool_call_recovery(local))
+        }
+    };
     let prompt = match args.prompt {
         Some(prompt) => prompt,
         None => {
@@ -64,7 +66,7 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
         ..AgentOptions::default()
     };
-    let mut agent = Agent::new(Box::new(model), mounts.clone(), options);
+    let mut agent = Agent::new(model, mounts.clone(), options);
     if let Some(approver) = crate::approver::for_this_session() {
         agent = agent.with_approver(approver);
     }
