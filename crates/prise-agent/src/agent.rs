@@ -185,6 +185,37 @@ impl Agent {
         rx
     }
 
+    /// Forgets the conversation, keeping the system prompt.
+    pub fn clear(&mut self) {
+        self.history.truncate(1);
+    }
+
+    /// A run dropped mid-turn (Ctrl-C in chat) can leave tool calls without results,
+    /// which providers reject: answer them as cancelled.
+    fn settle_cancelled_calls(&mut self) {
+        let Some(position) = self
+            .history
+            .iter()
+            .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty())
+        else {
+            return;
+        };
+        let answered: Vec<String> = self.history[position + 1..]
+            .iter()
+            .filter_map(|m| m.tool_call_id.clone())
+            .collect();
+        let missing: Vec<String> = self.history[position]
+            .tool_calls
+            .iter()
+            .filter(|call| !answered.contains(&call.id))
+            .map(|call| call.id.clone())
+            .collect();
+        for id in missing {
+            self.history
+                .push(Message::tool_result(id, "error: cancelled by the user"));
+        }
+    }
+
     /// The conversation so far.
     pub fn history(&self) -> &[Message] {
         &self.history
@@ -198,6 +229,7 @@ impl Agent {
 
     /// Asks `prompt` and runs turns until the model answers; returns the answer.
     pub async fn run(&mut self, prompt: &str) -> Result<String, AgentError> {
+        self.settle_cancelled_calls();
         self.history.push(Message::text(Role::User, prompt));
         for turn in 1..=self.options.max_turns {
             self.emit(AgentEvent::TurnStart { turn });

@@ -56,7 +56,7 @@ pub enum Command {
     /// Run the agent once on a prompt and print the final answer.
     Run(RunArgs),
     /// Talk with the agent interactively.
-    Chat,
+    Chat(ChatArgs),
     /// Serve a built-in MCP server.
     #[command(subcommand)]
     Serve(ServeCommand),
@@ -136,6 +136,24 @@ pub struct RunArgs {
     /// The prompt; read from stdin when absent.
     #[arg(short, long)]
     pub prompt: Option<String>,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    /// text: the answer; json: the answer with turns, tool calls and token usage;
+    /// stream-json: one JSON event per line as the run goes, then the answer.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: Output,
+}
+
+/// Arguments of `prise chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+/// The model and the agent's limits, for `run` and `chat`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
     /// The model, as provider:model (ollama:qwen2.5, openai:gpt-4o-mini,
     /// openai-compatible:NAME with --base-url).
     #[arg(short, long, env = "PRISE_MODEL", default_value = "ollama:qwen2.5")]
@@ -153,10 +171,6 @@ pub struct RunArgs {
     /// it denies).
     #[arg(short, long)]
     pub yes: bool,
-    /// text: the answer; json: the answer with turns, tool calls and token usage;
-    /// stream-json: one JSON event per line as the run goes, then the answer.
-    #[arg(long, value_enum, default_value = "text")]
-    pub output: Output,
 }
 
 /// How `prise run` prints.

@@ -33,13 +33,6 @@ impl Failure {
         }
     }
 
-    /// A subcommand whose issue has not landed yet.
-    pub fn not_yet(command: &str) -> Failure {
-        Failure::Job(anyhow::anyhow!(
-            "`prise {command}` is not available in this build yet"
-        ))
-    }
-
     /// Prints the failure on stderr and returns its exit code.
     pub fn report(self) -> ExitCode {
         match self {

@@ -51,7 +51,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Config(args) => commands::config::run(config, args.json),
         Command::Completions { shell } => commands::completions(shell),
-        Command::Chat => Err(Failure::not_yet("chat")),
+        // Chat handles Ctrl-C itself: it cancels the turn, not the program.
+        Command::Chat(args) => runtime()?.block_on(commands::chat::run(config, &roots, args)),
         command => runtime()?.block_on(async {
             let work = async {
                 match command {

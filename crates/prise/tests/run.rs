@@ -542,3 +542,55 @@ async fn anthropic_models_run_the_same_loop() {
             .contains("mounting.md:")
     );
 }
+
+#[tokio::test]
+async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
+        answer("SIGTERM first."),
+        answer("Then SIGKILL."),
+        answer("Fresh start."),
+    ])
+    .await;
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        common::prise(&home_path)
+            .args(["chat", "-m", "openai-compatible:fake", "--base-url", &url])
+            .write_stdin("/tools\nhow are servers stopped?\nand then?\n/clear\n/bogus\nhello\n/quit\nnever sent\n")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("docs__grep_docs  Search every Markdown document"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("SIGTERM first.\nThen SIGKILL.\nFresh start.\n"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown command /bogus"));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 4, "nothing after /quit");
+    // The second question carries the first exchange; after /clear only the system prompt.
+    let users = |i: usize| -> Vec<String> {
+        requests[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(users(2), ["how are servers stopped?", "and then?"]);
+    assert_eq!(users(3), ["hello"]);
+}

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
 use prise_llm::{Anthropic, Model, ModelError, ModelSpec, OpenAiCompatible, Provider};
+use prise_mcp::Mounts;
 
-use crate::cli::{Output, RunArgs};
+use crate::cli::{AgentArgs, Output, RunArgs};
 use crate::commands::{config, mounted};
 use crate::failure::Failure;
 use crate::output;
@@ -15,28 +16,7 @@ use crate::output;
 /// Mounts the servers, asks the model, prints the final answer. The tool trace goes to
 /// stderr when it is a terminal.
 pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Result<(), Failure> {
-    let spec: ModelSpec = args
-        .model
-        .parse()
-        .map_err(|e: String| Failure::usage(e, None))?;
-    let endpoint = spec
-        .endpoint(args.base_url.as_deref(), args.api_key.as_deref(), &|name| {
-            std::env::var(name).ok()
-        })
-        .map_err(|e| Failure::usage(e, None))?;
-    // Small local models often write tool calls as text; hosted ones do not.
-    let model: Box<dyn Model> = match spec.provider {
-        Provider::Anthropic => {
-            Box::new(Anthropic::new(endpoint, spec.model.clone()).map_err(model_failure)?)
-        }
-        // Small local models often write tool calls as text; hosted ones do not.
-        provider => {
-            let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
-            let client =
-                OpenAiCompatible::new(endpoint, spec.model.clone()).map_err(model_failure)?;
-            Box::new(client.with_tool_call_recovery(local))
-        }
-    };
+    let model = model(&args.agent)?;
     let prompt = match args.prompt {
         Some(prompt) => prompt,
         None => {
@@ -51,25 +31,7 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
             "pass -p \"question\" or pipe it on stdin".to_owned(),
         ));
     }
-    let config = config::load(config)?;
-    let approval = config
-        .as_ref()
-        .map(|c| c.approval.clone())
-        .unwrap_or_default();
-    let mounts = Arc::new(mounted::report(
-        mounted::mount_config(config, roots).await?,
-    )?);
-    let options = AgentOptions {
-        max_turns: args.max_turns,
-        approval,
-        yes: args.yes,
-        output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
-        ..AgentOptions::default()
-    };
-    let mut agent = Agent::new(model, mounts.clone(), options);
-    if let Some(approver) = crate::approver::for_this_session() {
-        agent = agent.with_approver(approver);
-    }
+    let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
     let mut events = agent.subscribe();
     let output = args.output;
     let trace = std::io::stderr().is_terminal();
@@ -203,9 +165,63 @@ impl Summary {
     }
 }
 
+/// The model `--model` names, at the endpoint from flags or the environment.
+pub fn model(args: &AgentArgs) -> Result<Box<dyn Model>, Failure> {
+    let spec: ModelSpec = args
+        .model
+        .parse()
+        .map_err(|e: String| Failure::usage(e, None))?;
+    let endpoint = spec
+        .endpoint(args.base_url.as_deref(), args.api_key.as_deref(), &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|e| Failure::usage(e, None))?;
+    Ok(match spec.provider {
+        Provider::Anthropic => {
+            Box::new(Anthropic::new(endpoint, spec.model).map_err(model_failure)?)
+        }
+        // Small local models often write tool calls as text; hosted ones do not.
+        provider => {
+            let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
+            let client = OpenAiCompatible::new(endpoint, spec.model).map_err(model_failure)?;
+            Box::new(client.with_tool_call_recovery(local))
+        }
+    })
+}
+
+/// Mounts the configured servers and builds an agent over them with `model`, the
+/// configured approval policy and, in a terminal, someone to ask.
+pub async fn agent(
+    config: Option<&Path>,
+    roots: &[PathBuf],
+    args: &AgentArgs,
+    model: Box<dyn Model>,
+) -> Result<(Agent, Arc<Mounts>), Failure> {
+    let config = config::load(config)?;
+    let approval = config
+        .as_ref()
+        .map(|c| c.approval.clone())
+        .unwrap_or_default();
+    let mounts = Arc::new(mounted::report(
+        mounted::mount_config(config, roots).await?,
+    )?);
+    let options = AgentOptions {
+        max_turns: args.max_turns,
+        approval,
+        yes: args.yes,
+        output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
+        ..AgentOptions::default()
+    };
+    let mut agent = Agent::new(model, mounts.clone(), options);
+    if let Some(approver) = crate::approver::for_this_session() {
+        agent = agent.with_approver(approver);
+    }
+    Ok((agent, mounts))
+}
+
 /// An unreachable or misconfigured endpoint is the user's to fix (exit 2); a model that
 /// kept failing is a failed job (exit 1).
-fn model_failure(error: ModelError) -> Failure {
+pub fn model_failure(error: ModelError) -> Failure {
     let hint = error.hint();
     match &error {
         ModelError::Unreachable { .. }

@@ -1,0 +1,228 @@
+//! `prise chat`: a conversation with the agent, in the terminal or over a pipe.
+//!
+//! Lines are read on a thread of their own (line editing blocks), one at a time: the
+//! prompt appears only when the previous answer is finished. Ctrl-C during a turn
+//! cancels that turn and its tool calls (servers get `notifications/cancelled`), not
+//! the chat; Ctrl-D or `/quit` ends it.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use prise_agent::{AgentError, AgentEvent};
+use rustyline::error::ReadlineError;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::cli::ChatArgs;
+use crate::commands::run::{agent, model, model_failure};
+use crate::failure::Failure;
+
+const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /quit";
+
+/// Runs the conversation until end of input or `/quit`.
+pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Result<(), Failure> {
+    let model = model(&args.agent)?;
+    let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
+    let mut events = agent.subscribe();
+    let interactive = std::io::stdin().is_terminal();
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            match event {
+                AgentEvent::ModelDelta(text) => {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                }
+                AgentEvent::ToolStart { name, arguments } => eprintln!("→ {name} {arguments}"),
+                AgentEvent::ToolEnd {
+                    name, ok: false, ..
+                } => eprintln!("✗ {name}"),
+                AgentEvent::Approval {
+                    name,
+                    allowed: false,
+                    reason,
+                } => eprintln!("✗ {name}: {reason}"),
+                AgentEvent::ModelRetry { reason, delay } => {
+                    eprintln!("model: {reason}; retrying in {delay:.1?}")
+                }
+                _ => {}
+            }
+        }
+    });
+    if interactive {
+        eprintln!(
+            "prise chat: {} tools from {} servers. {HELP}",
+            mounts.tools().len(),
+            mounts.mounts().len()
+        );
+    }
+    let (ready, mut lines) = read_lines(interactive);
+    loop {
+        if ready.send(()).is_err() {
+            break;
+        }
+        let Some(line) = lines.recv().await.flatten() else {
+            break;
+        };
+        let line = line.trim();
+        let prompt = match line {
+            "" => continue,
+            "/quit" | "/exit" => break,
+            "/help" => {
+                eprintln!("{HELP}");
+                continue;
+            }
+            "/clear" => {
+                agent.clear();
+                eprintln!("(conversation cleared)");
+                continue;
+            }
+            "/tools" => {
+                for tool in mounts.tools() {
+                    println!(
+                        "{}  {}",
+                        tool.name,
+                        tool.tool
+                            .description
+                            .as_deref()
+                            .unwrap_or("")
+                            .lines()
+                            .next()
+                            .unwrap_or("")
+                    );
+                }
+                continue;
+            }
+            "/servers" => {
+                for (name, state) in mounts.states() {
+                    println!(
+                        "{name}  {}",
+                        match state {
+                            prise_mcp::ServerState::Ready => "ready".to_owned(),
+                            prise_mcp::ServerState::Failed(e) => format!("failed: {}", e.cause),
+                            prise_mcp::ServerState::Disabled => "disabled".to_owned(),
+                        }
+                    );
+                }
+                continue;
+            }
+            command if command.starts_with("/prompt") => {
+                match prompt_text(&mounts, command).await {
+                    Ok(text) => text,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        continue;
+                    }
+                }
+            }
+            command if command.starts_with('/') => {
+                eprintln!("unknown command {command}; {HELP}");
+                continue;
+            }
+            text => text.to_owned(),
+        };
+        tokio::select! {
+            outcome = agent.run(&prompt) => {
+                // Let the printer catch up with the last deltas before the newline.
+                tokio::task::yield_now().await;
+                match outcome {
+                    Ok(_) => println!(),
+                    // A model that cannot be reached ends the chat; one that failed this
+                    // turn does not.
+                    Err(AgentError::Model(e)) => match model_failure(e) {
+                        Failure::Job(error) => eprintln!("\nerror: {error:#}"),
+                        failure => return Err(failure),
+                    },
+                    Err(e) => eprintln!("\nerror: {e}"),
+                }
+            }
+            _ = tokio::signal::ctrl_c() => eprintln!("\n(cancelled)"),
+        }
+    }
+    drop(agent);
+    if let Ok(mounts) = std::sync::Arc::try_unwrap(mounts) {
+        mounts.close().await;
+    }
+    Ok(())
+}
+
+/// The user text of `/prompt server__name key=value...`.
+async fn prompt_text(mounts: &prise_mcp::Mounts, command: &str) -> Result<String, String> {
+    let mut words = command.split_whitespace().skip(1);
+    let name = words
+        .next()
+        .ok_or("usage: /prompt server__name key=value...")?;
+    let mut arguments = serde_json::Map::new();
+    for pair in words {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("{pair:?} is not key=value"))?;
+        arguments.insert(key.to_owned(), Value::String(value.to_owned()));
+    }
+    let result = mounts
+        .get_prompt(name, Some(arguments))
+        .await
+        .map_err(|e| e.to_string())?;
+    let texts: Vec<String> = result
+        .messages
+        .iter()
+        .filter_map(|m| match &m.content {
+            prise_mcp::model::ContentBlock::Text(text) => Some(text.text.clone()),
+            _ => None,
+        })
+        .collect();
+    Ok(texts.join("\n\n"))
+}
+
+/// A thread that reads one line each time it is told to, with line editing and
+/// history in a terminal. `None` means end of input.
+fn read_lines(
+    interactive: bool,
+) -> (
+    std::sync::mpsc::Sender<()>,
+    mpsc::UnboundedReceiver<Option<String>>,
+) {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+    let (line_tx, line_rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let history = prise_mcp::child::default_state_dir().map(|dir| dir.join("chat_history"));
+        let mut editor = rustyline::DefaultEditor::new().ok();
+        if let (Some(editor), Some(path)) = (editor.as_mut(), &history) {
+            let _ = editor.load_history(path);
+        }
+        let stdin = std::io::stdin();
+        while ready_rx.recv().is_ok() {
+            let line = match editor.as_mut().filter(|_| interactive) {
+                Some(editor) => loop {
+                    match editor.readline("› ") {
+                        Ok(line) => {
+                            let _ = editor.add_history_entry(line.as_str());
+                            break Some(line);
+                        }
+                        // Ctrl-C at the prompt clears the line, as in a shell.
+                        Err(ReadlineError::Interrupted) => continue,
+                        Err(_) => break None,
+                    }
+                },
+                None => {
+                    let mut line = String::new();
+                    match stdin.read_line(&mut line) {
+                        Ok(0) | Err(_) => None,
+                        Ok(_) => Some(line),
+                    }
+                }
+            };
+            let done = line.is_none();
+            if line_tx.send(line).is_err() || done {
+                break;
+            }
+        }
+        if let (Some(editor), Some(path)) = (editor.as_mut(), &history) {
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = editor.save_history(path);
+        }
+    });
+    (ready_tx, line_rx)
+}
