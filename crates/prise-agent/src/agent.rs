@@ -349,8 +349,15 @@ impl Agent {
             }
             Err(e) => (false, format!("error: {e}")),
         };
+        self.finish(exposed.to_owned(), ok, started, text)
+    }
+}
+
+impl Agent {
+    /// Reports the end of a call and returns its result as the model will read it.
+    fn finish(&self, name: String, ok: bool, started: Instant, text: String) -> String {
         self.emit(AgentEvent::ToolEnd {
-            name: exposed.to_owned(),
+            name,
             ok,
             elapsed: started.elapsed(),
         });
@@ -360,9 +367,7 @@ impl Agent {
             self.options.output_dir.as_deref(),
         )
     }
-}
 
-impl Agent {
     /// The built-in `read_resource(uri)`.
     async fn read_resource(&self, call: &ToolCall) -> String {
         let uri = serde_json::from_str::<serde_json::Value>(&call.arguments)
@@ -406,16 +411,7 @@ impl Agent {
             }
             Err(e) => (false, format!("error: {e}")),
         };
-        self.emit(AgentEvent::ToolEnd {
-            name: READ_RESOURCE.to_owned(),
-            ok,
-            elapsed: started.elapsed(),
-        });
-        cap(
-            text,
-            self.options.max_tool_output,
-            self.options.output_dir.as_deref(),
-        )
+        self.finish(READ_RESOURCE.to_owned(), ok, started, text)
     }
 }
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::cli::ChatArgs;
-use crate::commands::run::{agent, model, model_failure};
+use crate::commands::run::{agent, model, model_failure, print_trace};
 use crate::failure::Failure;
 
 const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /quit";
@@ -33,19 +33,7 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
                     let _ = out.write_all(text.as_bytes());
                     let _ = out.flush();
                 }
-                AgentEvent::ToolStart { name, arguments } => eprintln!("→ {name} {arguments}"),
-                AgentEvent::ToolEnd {
-                    name, ok: false, ..
-                } => eprintln!("✗ {name}"),
-                AgentEvent::Approval {
-                    name,
-                    allowed: false,
-                    reason,
-                } => eprintln!("✗ {name}: {reason}"),
-                AgentEvent::ModelRetry { reason, delay } => {
-                    eprintln!("model: {reason}; retrying in {delay:.1?}")
-                }
-                _ => {}
+                other => print_trace(&other),
             }
         }
     });

@@ -79,7 +79,7 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
 }
 
 /// The tool trace a person sees on stderr.
-fn print_trace(event: &AgentEvent) {
+pub fn print_trace(event: &AgentEvent) {
     match event {
         AgentEvent::ToolStart { name, arguments } => eprintln!("→ {name} {arguments}"),
         AgentEvent::ToolEnd { name, ok, elapsed } => {
