@@ -185,6 +185,14 @@ impl Agent {
         rx
     }
 
+    /// Continues a saved conversation: `messages` replace the history after the system
+    /// prompt (a saved system prompt is dropped for the current one).
+    pub fn resume(&mut self, messages: Vec<Message>) {
+        self.history.truncate(1);
+        self.history
+            .extend(messages.into_iter().filter(|m| m.role != Role::System));
+    }
+
     /// Forgets the conversation, keeping the system prompt.
     pub fn clear(&mut self) {
         self.history.truncate(1);

@@ -3,7 +3,8 @@
 use serde_json::Value;
 
 /// Who says a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Instructions for the model.
     System,
@@ -15,8 +16,8 @@ pub enum Role {
     Tool,
 }
 
-/// One message of a conversation.
-#[derive(Debug, Clone, PartialEq)]
+/// One message of a conversation (serialisable, so that sessions can be saved).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     /// Who says it.
     pub role: Role,
@@ -62,7 +63,7 @@ pub struct ToolDefinition {
 }
 
 /// A tool call the model asked for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     /// The provider's id for the call, echoed in the result.
     pub id: String,

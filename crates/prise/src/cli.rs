@@ -138,6 +138,9 @@ pub struct RunArgs {
     pub prompt: Option<String>,
     #[command(flatten)]
     pub agent: AgentArgs,
+    /// Continue (or start) the saved session ID, and save this exchange to it.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
     /// text: the answer; json: the answer with turns, tool calls and token usage;
     /// stream-json: one JSON event per line as the run goes, then the answer.
     #[arg(long, value_enum, default_value = "text")]
@@ -149,6 +152,9 @@ pub struct RunArgs {
 pub struct ChatArgs {
     #[command(flatten)]
     pub agent: AgentArgs,
+    /// Continue a saved session: the one named, or the latest.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
 }
 
 /// The model and the agent's limits, for `run` and `chat`.

@@ -594,3 +594,96 @@ async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
     assert_eq!(users(2), ["how are servers stopped?", "and then?"]);
     assert_eq!(users(3), ["hello"]);
 }
+
+#[tokio::test]
+async fn sessions_are_saved_and_resumed() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        answer("Noted: blue."),
+        answer("You said blue."),
+        answer("Still blue."),
+    ])
+    .await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--session", "colours", "-p", "my colour is blue"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--session", "colours", "-p", "what did I say?"]),
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "You said blue.\n");
+    let contents = |i: usize| -> Vec<String> {
+        model.requests()[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .skip(1)
+            .map(|m| m["content"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    assert_eq!(
+        contents(1),
+        ["my colour is blue", "Noted: blue.", "what did I say?"]
+    );
+    let saved = std::fs::read_to_string(
+        home.path()
+            .join(".local/state/prise/sessions/colours.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(saved.lines().count(), 4);
+
+    // chat --resume with no name takes the latest session.
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        common::prise(&home_path)
+            .args([
+                "chat",
+                "-m",
+                "openai-compatible:fake",
+                "--base-url",
+                &url,
+                "--resume",
+            ])
+            .write_stdin("still?\n")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        contents(2)[..4],
+        [
+            "my colour is blue",
+            "Noted: blue.",
+            "what did I say?",
+            "You said blue."
+        ]
+    );
+    prise(
+        home.path(),
+        run_args(&model, &["--session", "../escape", "-p", "x"]),
+    )
+    .await
+    .status
+    .code()
+    .map(|c| assert_eq!(c, 2));
+}

@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::cli::ChatArgs;
 use crate::commands::run::{agent, model, model_failure, print_trace};
+use crate::commands::session::Session;
 use crate::failure::Failure;
 
 const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /quit";
@@ -23,6 +24,13 @@ const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /quit";
 pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Result<(), Failure> {
     let model = model(&args.agent)?;
     let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
+    let resume = args
+        .resume
+        .as_deref()
+        .map(|id| if id.is_empty() { None } else { Some(id) });
+    let (mut session, messages) = Session::open(resume.flatten(), matches!(resume, Some(None)))?;
+    let resumed = messages.len();
+    agent.resume(messages);
     let mut events = agent.subscribe();
     let interactive = std::io::stdin().is_terminal();
     tokio::spawn(async move {
@@ -37,6 +45,9 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
             }
         }
     });
+    if interactive && resumed > 0 {
+        eprintln!("resumed session {} ({resumed} messages)", session.id);
+    }
     if interactive {
         eprintln!(
             "prise chat: {} tools from {} servers. {HELP}",
@@ -126,8 +137,14 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
             }
             _ = tokio::signal::ctrl_c() => eprintln!("\n(cancelled)"),
         }
+        if let Err(e) = session.save(agent.history()) {
+            eprintln!("warning: cannot save the session: {e}");
+        }
     }
     drop(agent);
+    if interactive {
+        eprintln!("saved; continue with: prise chat --resume {}", session.id);
+    }
     if let Ok(mounts) = std::sync::Arc::try_unwrap(mounts) {
         mounts.close().await;
     }

@@ -6,6 +6,7 @@ pub mod inspect;
 mod mounted;
 pub mod run;
 pub mod serve;
+pub mod session;
 
 use clap::CommandFactory;
 

@@ -9,6 +9,7 @@ use prise_llm::{Anthropic, Model, ModelError, ModelSpec, OpenAiCompatible, Provi
 use prise_mcp::Mounts;
 
 use crate::cli::{AgentArgs, Output, RunArgs};
+use crate::commands::session::Session;
 use crate::commands::{config, mounted};
 use crate::failure::Failure;
 use crate::output;
@@ -32,6 +33,14 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         ));
     }
     let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
+    let mut session = match &args.session {
+        Some(id) => {
+            let (session, messages) = Session::open(Some(id), false)?;
+            agent.resume(messages);
+            Some(session)
+        }
+        None => None,
+    };
     let mut events = agent.subscribe();
     let output = args.output;
     let trace = std::io::stderr().is_terminal();
@@ -54,6 +63,9 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         Ok::<_, std::io::Error>(summary)
     });
     let outcome = agent.run(&prompt).await;
+    if let Some(session) = session.as_mut() {
+        session.save(agent.history())?;
+    }
     drop(agent);
     let summary = printer.await.map_err(|e| Failure::Job(e.into()))??;
     if let Ok(mounts) = Arc::try_unwrap(mounts) {
