@@ -6,8 +6,11 @@
 
 use std::io::{self, BufWriter, StdoutLock, Write};
 
+/// Buffered, locked stdout.
+pub type Stdout = BufWriter<StdoutLock<'static>>;
+
 /// Buffered stdout for one command's results.
-pub fn stdout() -> BufWriter<StdoutLock<'static>> {
+pub fn stdout() -> Stdout {
     BufWriter::new(io::stdout().lock())
 }
 

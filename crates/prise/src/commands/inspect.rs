@@ -147,17 +147,11 @@ pub async fn tools(
 /// `prise call`: one tool call; the text of the result, or all of it with `--json`.
 pub async fn call(config: Option<&Path>, roots: &[PathBuf], args: CallArgs) -> Result<(), Failure> {
     let arguments = parse_arguments(&args.arguments)?;
-    let mounts = mount(config, roots).await?;
-    let result = mounts.call_tool(&args.tool, Some(arguments)).await;
-    mounts.close().await;
-    let result = result.map_err(call_failure)?;
-    let mut out = output::stdout();
-    if args.json {
-        output::json(&mut out, &result)?;
-    } else {
-        write_result(&mut out, &result)?;
-    }
-    out.flush()?;
+    let result = ask(config, roots, async |mounts: &Mounts| {
+        mounts.call_tool(&args.tool, Some(arguments)).await
+    })
+    .await?;
+    print(args.json, &result, write_result)?;
     if result.is_error == Some(true) {
         return Err(Failure::Job(anyhow::anyhow!(
             "{} reported an error",
@@ -215,22 +209,17 @@ pub async fn resources(
 
 /// `prise read`: one resource's contents.
 pub async fn read(config: Option<&Path>, roots: &[PathBuf], args: ReadArgs) -> Result<(), Failure> {
-    let mounts = mount(config, roots).await?;
-    let result = mounts
-        .read_resource(&args.uri, args.server.as_deref())
-        .await;
-    mounts.close().await;
-    let result = result.map_err(call_failure)?;
-    let mut out = output::stdout();
-    if args.json {
-        output::json(&mut out, &result)?;
-    } else {
-        for contents in &result.contents {
-            write_contents(&mut out, contents)?;
-        }
-    }
-    out.flush()?;
-    Ok(())
+    let server = args.server.as_deref();
+    let result = ask(config, roots, async |mounts: &Mounts| {
+        mounts.read_resource(&args.uri, server).await
+    })
+    .await?;
+    print(args.json, &result, |out, result| {
+        result
+            .contents
+            .iter()
+            .try_for_each(|c| write_contents(out, c))
+    })
 }
 
 /// `prise prompts`: every prompt and its arguments (`*` marks required ones).
@@ -286,25 +275,21 @@ pub async fn prompt(
         };
         arguments.insert(key.to_owned(), Value::String(value.to_owned()));
     }
-    let mounts = mount(config, roots).await?;
-    let result = mounts.get_prompt(&args.name, Some(arguments)).await;
-    mounts.close().await;
-    let result = result.map_err(call_failure)?;
-    let mut out = output::stdout();
-    if args.json {
-        output::json(&mut out, &result)?;
-    } else {
+    let result = ask(config, roots, async |mounts: &Mounts| {
+        mounts.get_prompt(&args.name, Some(arguments)).await
+    })
+    .await?;
+    print(args.json, &result, |out, result| {
         for message in &result.messages {
             let role = serde_json::to_value(&message.role)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default();
             write!(out, "{role}: ")?;
-            write_block(&mut out, &message.content)?;
+            write_block(out, &message.content)?;
         }
-    }
-    out.flush()?;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Reads call arguments: a JSON object, or `-` for stdin.
@@ -393,6 +378,34 @@ fn write_text(out: &mut impl Write, text: &str) -> std::io::Result<()> {
     if !text.ends_with('\n') {
         writeln!(out)?;
     }
+    Ok(())
+}
+
+/// Mounts, makes one request, and closes; a failed request becomes a [`Failure`].
+async fn ask<T>(
+    config: Option<&Path>,
+    roots: &[PathBuf],
+    request: impl AsyncFnOnce(&Mounts) -> Result<T, CallError>,
+) -> Result<T, Failure> {
+    let mounts = mount(config, roots).await?;
+    let result = request(&mounts).await;
+    mounts.close().await;
+    result.map_err(call_failure)
+}
+
+/// Prints one result: whole as JSON with `--json`, otherwise as `human` writes it.
+fn print<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    human: impl FnOnce(&mut output::Stdout, &T) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    let mut out = output::stdout();
+    if json {
+        output::json(&mut out, value)?;
+    } else {
+        human(&mut out, value)?;
+    }
+    out.flush()?;
     Ok(())
 }
 
