@@ -28,6 +28,17 @@ fn answer(text: &str) -> Scripted {
     ])
 }
 
+/// [`prise`], asserting that it succeeded.
+async fn succeed(home: &Path, args: Vec<String>) -> Output {
+    let out = prise(home, args).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Runs `prise ARGS` off the async runtime, so the double keeps answering meanwhile.
 async fn prise(home: &Path, args: Vec<String>) -> Output {
     let home = home.to_owned();
@@ -70,16 +81,11 @@ async fn the_embedded_docs_answer_a_question() {
         answer("Servers get SIGTERM, then SIGKILL."),
     ])
     .await;
-    let out = prise(
+    let out = succeed(
         home.path(),
         run_args(&model, &["-p", "How are servers stopped?"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "Servers get SIGTERM, then SIGKILL.\n"
@@ -140,16 +146,11 @@ async fn a_two_step_task_through_server_filesystem() {
     ])
     .await;
     let root = files.display().to_string();
-    let out = prise(
+    let out = succeed(
         home.path(),
         run_args(&model, &["--root", &root, "-p", "When is the meeting?"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "At noon.\n");
     let requests = model.requests();
     assert_eq!(requests.len(), 3);
@@ -170,12 +171,7 @@ async fn tool_errors_go_back_to_the_model() {
         answer("I could not read it."),
     ])
     .await;
-    let out = prise(home.path(), run_args(&model, &["-p", "read passwd"])).await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeed(home.path(), run_args(&model, &["-p", "read passwd"])).await;
     let requests = model.requests();
     assert!(
         tool_messages(&requests[1])[0].starts_with("error: path must not contain '..'"),
@@ -265,12 +261,7 @@ async fn tools_that_need_approval_are_refused_without_a_person_unless_yes() {
         ]
     };
     let model = ScriptedModel::start(script()).await;
-    let out = prise(home.path(), run_args(&model, &["-p", "go"])).await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeed(home.path(), run_args(&model, &["-p", "go"])).await;
     let requests = model.requests();
     assert_eq!(
         tool_messages(&requests[1])[0],
@@ -282,12 +273,7 @@ async fn tools_that_need_approval_are_refused_without_a_person_unless_yes() {
     );
 
     let model = ScriptedModel::start(script()).await;
-    let out = prise(home.path(), run_args(&model, &["--yes", "-p", "go"])).await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeed(home.path(), run_args(&model, &["--yes", "-p", "go"])).await;
     let requests = model.requests();
     assert_eq!(tool_messages(&requests[1])[0], "echo: hi");
     // --yes does not override a deny.
@@ -311,16 +297,11 @@ async fn json_and_stream_json_outputs() {
         ]
     };
     let model = ScriptedModel::start(script()).await;
-    let out = prise(
+    let out = succeed(
         home.path(),
         run_args(&model, &["--output", "json", "-p", "q"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["answer"], "Two parts.");
     assert_eq!(summary["turns"], 2);
@@ -329,16 +310,11 @@ async fn json_and_stream_json_outputs() {
     assert_eq!(summary["usage"], json!({"input": 30, "output": 4}));
 
     let model = ScriptedModel::start(script()).await;
-    let out = prise(
+    let out = succeed(
         home.path(),
         run_args(&model, &["--output", "stream-json", "-p", "q"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -371,16 +347,11 @@ async fn tool_calls_written_as_text_by_small_models_are_recovered() {
         answer("Found it."),
     ])
     .await;
-    let out = prise(
+    let out = succeed(
         home.path(),
         run_args(&model, &["-p", "how are servers killed?"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Found it.\n");
     let requests = model.requests();
     assert_eq!(requests.len(), 2);
@@ -413,16 +384,11 @@ async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
         answer("Rainy in Beijing."),
     ])
     .await;
-    let out = prise(
+    let out = succeed(
         home.path(),
         run_args(&model, &["--yes", "-p", "Weather in a supported city?"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Rainy in Beijing.\n");
     let requests = model.requests();
     let system = requests[0].body["messages"][0]["content"].as_str().unwrap();
@@ -513,12 +479,7 @@ async fn anthropic_models_run_the_same_loop() {
         "-p",
         "how?",
     ];
-    let out = prise(home.path(), args.iter().map(|s| s.to_string()).collect()).await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeed(home.path(), args.iter().map(|s| s.to_string()).collect()).await;
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "SIGTERM, then SIGKILL.\n"
@@ -604,26 +565,16 @@ async fn sessions_are_saved_and_resumed() {
         answer("Still blue."),
     ])
     .await;
-    let out = prise(
+    succeed(
         home.path(),
         run_args(&model, &["--session", "colours", "-p", "my colour is blue"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = prise(
+    let out = succeed(
         home.path(),
         run_args(&model, &["--session", "colours", "-p", "what did I say?"]),
     )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "You said blue.\n");
     let contents = |i: usize| -> Vec<String> {
         model.requests()[i].body["messages"]
