@@ -31,7 +31,8 @@ mod secret;
 pub use discover::candidates;
 pub use model::{
     Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_RESTARTS, DEFAULT_STARTUP_TIMEOUT,
-    Decision, Format, Protocol, Remote, RestartPolicy, Server, Stdio, ToolFilter, Transport,
+    Decision, Format, ModelSettings, Protocol, Remote, RestartPolicy, Server, Stdio, ToolFilter,
+    Transport,
 };
 pub use secret::{MASK, looks_secret};
 

@@ -26,6 +26,9 @@ pub struct Config {
     pub servers: Vec<Server>,
     /// Which tool calls the agent may make without asking.
     pub approval: Approval,
+    /// The model the agent talks to and the agent's limits (`"model"`), each unset
+    /// field left to flags and defaults.
+    pub model: ModelSettings,
     /// Things in the file that prise accepted but ignores, for the user to see.
     pub warnings: Vec<String>,
 }
@@ -261,6 +264,39 @@ impl Approval {
             Decision::Allow
         } else {
             self.default
+        }
+    }
+}
+
+/// The `"model"` section: which model the agent asks, where, and the agent's limits.
+/// A field is `None` when the file does not set it; command-line flags win over it,
+/// and it wins over the environment and defaults.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSettings {
+    /// `provider:model`, e.g. `ollama:qwen2.5`.
+    pub name: Option<String>,
+    /// The provider's base URL.
+    pub base_url: Option<String>,
+    /// The provider's API key (usually `${OPENAI_API_KEY}` or the like).
+    pub api_key: Option<String>,
+    /// Model turns allowed before giving up.
+    pub max_turns: Option<usize>,
+    /// The system prompt, replacing prise's.
+    pub system_prompt: Option<String>,
+    /// Characters of one tool result the model reads before the rest is cut.
+    pub max_tool_output: Option<usize>,
+    /// Whether tool calls written as JSON text count as calls.
+    pub tool_call_recovery: Option<bool>,
+}
+
+impl ModelSettings {
+    /// A copy fit to show a person: the key masked.
+    pub fn redacted(&self) -> ModelSettings {
+        ModelSettings {
+            api_key: self.api_key.as_ref().map(|_| MASK.to_owned()),
+            base_url: self.base_url.as_deref().map(redact_url),
+            ..self.clone()
         }
     }
 }

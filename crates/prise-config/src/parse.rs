@@ -32,12 +32,13 @@ impl Config {
             env,
             warnings: Vec::new(),
         };
-        let (format, servers, approval) = parser.document()?;
+        let (format, servers, approval, model) = parser.document()?;
         Ok(Config {
             path: path.to_owned(),
             format,
             servers,
             approval,
+            model,
             warnings: parser.warnings,
         })
     }
@@ -111,17 +112,23 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn document(&mut self) -> Result<(Format, Vec<Server>, Approval), ConfigError> {
+    #[allow(clippy::type_complexity)]
+    fn document(&mut self) -> Result<(Format, Vec<Server>, Approval, ModelSettings), ConfigError> {
         let top: Entries<'a> = serde_json::from_str(self.text)
             .map_err(|e| self.serde_error(0, self.text, "invalid JSON", &e))?;
         let mut found: Option<(Format, &'a RawValue)> = None;
         let mut approval = Approval::default();
+        let mut model = ModelSettings::default();
         for (key, raw) in &top.0 {
             let format = match key.as_str() {
                 "mcpServers" => Format::McpServers,
                 "servers" => Format::VsCode,
                 "approval" => {
                     approval = self.approval(raw)?;
+                    continue;
+                }
+                "model" => {
+                    model = self.model(raw)?;
                     continue;
                 }
                 _ => continue,
@@ -170,7 +177,7 @@ impl<'a> Parser<'a> {
             }
             servers.push(self.server(name, raw)?);
         }
-        Ok((format, servers, approval))
+        Ok((format, servers, approval, model))
     }
 
     /// `"approval": {"default": "ask", "allowReadOnly": true, "tools": {"glob": "allow"}}`.
@@ -209,6 +216,58 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(approval)
+    }
+
+    /// `"model": "ollama:qwen2.5"` or `"model": {"name": ..., "baseUrl": ..., "apiKey":
+    /// ..., "maxTurns": ..., "systemPrompt": ..., "maxToolOutput": ...,
+    /// "toolCallRecovery": ...}`.
+    fn model(&self, raw: &'a RawValue) -> Result<ModelSettings, ConfigError> {
+        let strings = Strings {
+            parser: self,
+            server: "model",
+            lenient: false,
+        };
+        if raw.get().starts_with('"') {
+            return Ok(ModelSettings {
+                name: Some(strings.string(raw, "name")?),
+                ..ModelSettings::default()
+            });
+        }
+        let mut model = ModelSettings::default();
+        let entries: Entries<'a> = self.value(raw, "model")?;
+        let positive = |value: &'a RawValue, key: &str| -> Result<usize, ConfigError> {
+            match self.value::<usize>(value, &format!("model.{key}"))? {
+                0 => Err(self.error(
+                    self.offset(value),
+                    format!("model.{key} must be at least 1"),
+                    None,
+                )),
+                n => Ok(n),
+            }
+        };
+        for (key, value) in entries.0 {
+            match key.as_str() {
+                "name" => model.name = Some(strings.string(value, "name")?),
+                "baseUrl" => model.base_url = Some(strings.string(value, "baseUrl")?),
+                "apiKey" => model.api_key = Some(strings.string(value, "apiKey")?),
+                "systemPrompt" => {
+                    model.system_prompt = Some(self.value(value, "model.systemPrompt")?)
+                }
+                "maxTurns" => model.max_turns = Some(positive(value, "maxTurns")?),
+                "maxToolOutput" => model.max_tool_output = Some(positive(value, "maxToolOutput")?),
+                "toolCallRecovery" => {
+                    model.tool_call_recovery = Some(self.value(value, "model.toolCallRecovery")?)
+                }
+                other => {
+                    return Err(self.error(
+                        self.key_offset(value),
+                        format!("model: unknown key \"{other}\""),
+                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\" or \"toolCallRecovery\"".into()),
+                    ));
+                }
+            }
+        }
+        Ok(model)
     }
 
     fn decision(&self, raw: &'a RawValue, what: &str) -> Result<Decision, ConfigError> {

@@ -409,3 +409,51 @@ fn approval_rules() {
     let (_, _, message, _) = fail(r#"{"mcpServers": {}, "approval": {"mode": "yolo"}}"#);
     assert_eq!(message, "approval: unknown key \"mode\"");
 }
+
+#[test]
+fn model_section() {
+    let config = parse(
+        r#"{"mcpServers": {},
+            "model": {"name": "openai:gpt-4o-mini", "baseUrl": "https://proxy.example/v1",
+                      "apiKey": "${GITHUB_TOKEN}", "maxTurns": 5, "systemPrompt": "Be brief.",
+                      "maxToolOutput": 2000, "toolCallRecovery": false}}"#,
+    )
+    .unwrap();
+    let model = &config.model;
+    assert_eq!(model.name.as_deref(), Some("openai:gpt-4o-mini"));
+    assert_eq!(model.base_url.as_deref(), Some("https://proxy.example/v1"));
+    assert_eq!(model.api_key.as_deref(), Some("ghp_secret"));
+    assert_eq!(model.max_turns, Some(5));
+    assert_eq!(model.system_prompt.as_deref(), Some("Be brief."));
+    assert_eq!(model.max_tool_output, Some(2000));
+    assert_eq!(model.tool_call_recovery, Some(false));
+    assert_eq!(
+        model.redacted().api_key.as_deref(),
+        Some(prise_config::MASK)
+    );
+    // The short form names the model only; no section leaves everything unset.
+    let short = parse(r#"{"mcpServers": {}, "model": "ollama:llama3.2"}"#).unwrap();
+    assert_eq!(short.model.name.as_deref(), Some("ollama:llama3.2"));
+    assert_eq!(short.model.max_turns, None);
+    assert_eq!(
+        parse(r#"{"mcpServers": {}}"#).unwrap().model,
+        prise_config::ModelSettings::default()
+    );
+}
+
+#[test]
+fn model_section_mistakes() {
+    let (line, column, message, _) = fail("{\"mcpServers\": {},\n \"model\": {\"maxTurns\": 0}}");
+    assert_eq!((line, column), (2, 24));
+    assert_eq!(message, "model.maxTurns must be at least 1");
+    let (_, _, message, hint) = fail(r#"{"mcpServers": {}, "model": {"provider": "openai"}}"#);
+    assert_eq!(message, "model: unknown key \"provider\"");
+    assert!(hint.unwrap().contains("\"baseUrl\""));
+    let (_, _, message, _) = fail(r#"{"mcpServers": {}, "model": {"apiKey": "${NOPE}"}}"#);
+    assert_eq!(message, "model: apiKey uses ${NOPE}, which is not set");
+    let (_, _, message, _) = fail(r#"{"mcpServers": {}, "model": {"maxTurns": "ten"}}"#);
+    assert!(
+        message.starts_with("model.maxTurns: invalid type"),
+        "{message}"
+    );
+}

@@ -161,18 +161,19 @@ pub struct ChatArgs {
 #[derive(Debug, Args)]
 pub struct AgentArgs {
     /// The model, as provider:model (ollama:qwen2.5, openai:gpt-4o-mini,
-    /// openai-compatible:NAME with --base-url).
-    #[arg(short, long, env = "PRISE_MODEL", default_value = "ollama:qwen2.5")]
-    pub model: String,
+    /// openai-compatible:NAME with --base-url) [default: the config's "model", else
+    /// ollama:qwen2.5].
+    #[arg(short, long, env = "PRISE_MODEL")]
+    pub model: Option<String>,
     /// The provider's base URL (e.g. http://127.0.0.1:8000/v1).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// The API key (better: OPENAI_API_KEY or ANTHROPIC_API_KEY).
     #[arg(long, value_name = "KEY")]
     pub api_key: Option<String>,
-    /// Model turns allowed before giving up.
-    #[arg(long, default_value_t = 20)]
-    pub max_turns: usize,
+    /// Model turns allowed before giving up [default: the config's "maxTurns", else 20].
+    #[arg(long)]
+    pub max_turns: Option<usize>,
     /// Allow the tool calls the approval policy would ask about (it still denies what
     /// it denies).
     #[arg(short, long)]

@@ -640,3 +640,74 @@ async fn sessions_are_saved_and_resumed() {
         "a session name cannot be a path"
     );
 }
+
+#[tokio::test]
+async fn the_model_section_of_the_config_chooses_model_prompt_and_limits() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "bad__echo", json!({"message": "hi"})),
+        tool_call("c2", "bad__echo", json!({"message": "again"})),
+    ])
+    .await;
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}},
+                "approval": {{"default": "allow"}},
+                "model": {{"name": "openai-compatible:from-config", "baseUrl": "{}",
+                           "apiKey": "${{FAKE_KEY:-unset}}", "maxTurns": 1, "maxToolOutput": 4,
+                           "systemPrompt": "Answer in French."}}}}"#,
+            common::bad_server().display(),
+            model.url
+        ),
+    )
+    .unwrap();
+    let out = tokio::task::spawn_blocking({
+        let home = home.path().to_owned();
+        move || {
+            common::prise(&home)
+                .env("FAKE_KEY", "k-123")
+                .args(["run", "-p", "go"])
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    // maxTurns 1: the second tool call is never asked for.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    let request = &requests[0];
+    assert_eq!(request.body["model"], "from-config");
+    assert_eq!(request.header("authorization"), Some("Bearer k-123"));
+    assert_eq!(
+        request.body["messages"][0]["content"].as_str().unwrap(),
+        "Answer in French."
+    );
+
+    // Flags win over the file: two turns, and the cut of 4 characters shows.
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "bad__echo", json!({"message": "hi"})),
+        answer("fini"),
+    ])
+    .await;
+    let out = succeed(
+        home.path(),
+        run_args(&model, &["--max-turns", "2", "-p", "go"]),
+    )
+    .await;
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "fini\n");
+    let requests = model.requests();
+    assert_eq!(requests[0].body["model"], "fake");
+    assert!(
+        tool_messages(&requests[1])[0].starts_with("echo\n[output cut: it was 8 characters"),
+        "{:?}",
+        tool_messages(&requests[1])
+    );
+}

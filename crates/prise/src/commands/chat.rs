@@ -22,7 +22,8 @@ const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /quit";
 
 /// Runs the conversation until end of input or `/quit`.
 pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Result<(), Failure> {
-    let model = model(&args.agent)?;
+    let config = crate::commands::config::load(config)?;
+    let model = model(&args.agent, config.as_ref())?;
     let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
     let resume = args
         .resume

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use prise_config::{Config, Protocol, RestartPolicy, Server, Transport};
+use prise_config::{Config, ModelSettings, Protocol, RestartPolicy, Server, Transport};
 
 use crate::failure::Failure;
 use crate::output;
@@ -29,9 +29,14 @@ pub fn run(path: Option<&Path>, json: bool) -> Result<(), Failure> {
         return Ok(());
     };
     let servers: Vec<Server> = config.servers.iter().map(Server::redacted).collect();
+    let model = config.model.redacted();
     let mut out = output::stdout();
     if json {
-        let shown = Config { servers, ..config };
+        let shown = Config {
+            servers,
+            model,
+            ..config
+        };
         output::json(&mut out, &shown)?;
     } else {
         writeln!(
@@ -47,6 +52,7 @@ pub fn run(path: Option<&Path>, json: bool) -> Result<(), Failure> {
         if servers.is_empty() {
             writeln!(out, "(no servers)")?;
         }
+        describe_model(&mut out, &model)?;
     }
     out.flush()?;
     Ok(())
@@ -147,6 +153,38 @@ fn describe(out: &mut impl Write, server: &Server, width: usize) -> std::io::Res
         Protocol::Modern => detail("protocol", "modern (2026-07-28)".to_owned())?,
     }
     Ok(())
+}
+
+/// The `"model"` section's settings, one line, when the file has any.
+fn describe_model(out: &mut impl Write, model: &ModelSettings) -> std::io::Result<()> {
+    let mut parts = Vec::new();
+    if let Some(name) = &model.name {
+        parts.push(name.clone());
+    }
+    if let Some(url) = &model.base_url {
+        parts.push(format!("at {url}"));
+    }
+    if let Some(key) = &model.api_key {
+        parts.push(format!("key {key}"));
+    }
+    if let Some(turns) = model.max_turns {
+        parts.push(format!("max {turns} turns"));
+    }
+    if let Some(chars) = model.max_tool_output {
+        parts.push(format!("tool output cut at {chars} characters"));
+    }
+    if model.system_prompt.is_some() {
+        parts.push("own system prompt".to_owned());
+    }
+    match model.tool_call_recovery {
+        Some(true) => parts.push("tool-call recovery on".to_owned()),
+        Some(false) => parts.push("tool-call recovery off".to_owned()),
+        None => {}
+    }
+    if parts.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "model: {}", parts.join(", "))
 }
 
 /// Quotes a word for display when a shell would split or expand it.

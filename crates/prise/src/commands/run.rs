@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
+use prise_config::{Config, ModelSettings};
 use prise_llm::{Anthropic, Model, ModelError, ModelSpec, OpenAiCompatible, Provider};
 use prise_mcp::Mounts;
 
@@ -14,10 +15,14 @@ use crate::commands::{config, mounted};
 use crate::failure::Failure;
 use crate::output;
 
+/// The model when neither flags nor configuration name one: a local Ollama.
+pub const DEFAULT_MODEL: &str = "ollama:qwen2.5";
+
 /// Mounts the servers, asks the model, prints the final answer. The tool trace goes to
 /// stderr when it is a terminal.
 pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Result<(), Failure> {
-    let model = model(&args.agent)?;
+    let config = config::load(config)?;
+    let model = model(&args.agent, config.as_ref())?;
     let prompt = match args.prompt {
         Some(prompt) => prompt,
         None => {
@@ -177,17 +182,32 @@ impl Summary {
     }
 }
 
-/// The model `--model` names, at the endpoint from flags or the environment.
-pub fn model(args: &AgentArgs) -> Result<Box<dyn Model>, Failure> {
+/// The model named by `--model` (or `PRISE_MODEL`), else by the configuration's
+/// `"model"`, else [`DEFAULT_MODEL`]; its endpoint from flags, then the configuration,
+/// then the provider's usual environment variables.
+pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>, Failure> {
+    let settings = config.map(|c| &c.model);
+    let from_file =
+        |field: fn(&ModelSettings) -> Option<&String>| settings.and_then(field).map(String::as_str);
     let spec: ModelSpec = args
         .model
+        .as_deref()
+        .or(from_file(|s| s.name.as_ref()))
+        .unwrap_or(DEFAULT_MODEL)
         .parse()
         .map_err(|e: String| Failure::usage(e, None))?;
     let endpoint = spec
-        .endpoint(args.base_url.as_deref(), args.api_key.as_deref(), &|name| {
-            std::env::var(name).ok()
-        })
+        .endpoint(
+            args.base_url
+                .as_deref()
+                .or(from_file(|s| s.base_url.as_ref())),
+            args.api_key
+                .as_deref()
+                .or(from_file(|s| s.api_key.as_ref())),
+            &|name| std::env::var(name).ok(),
+        )
         .map_err(|e| Failure::usage(e, None))?;
+    let recovery = settings.and_then(|s| s.tool_call_recovery);
     Ok(match spec.provider {
         Provider::Anthropic => {
             Box::new(Anthropic::new(endpoint, spec.model).map_err(model_failure)?)
@@ -196,7 +216,7 @@ pub fn model(args: &AgentArgs) -> Result<Box<dyn Model>, Failure> {
         provider => {
             let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
             let client = OpenAiCompatible::new(endpoint, spec.model).map_err(model_failure)?;
-            Box::new(client.with_tool_call_recovery(local))
+            Box::new(client.with_tool_call_recovery(recovery.unwrap_or(local)))
         }
     })
 }
@@ -204,25 +224,29 @@ pub fn model(args: &AgentArgs) -> Result<Box<dyn Model>, Failure> {
 /// Mounts the configured servers and builds an agent over them with `model`, the
 /// configured approval policy and, in a terminal, someone to ask.
 pub async fn agent(
-    config: Option<&Path>,
+    config: Option<Config>,
     roots: &[PathBuf],
     args: &AgentArgs,
     model: Box<dyn Model>,
 ) -> Result<(Agent, Arc<Mounts>), Failure> {
-    let config = config::load(config)?;
-    let approval = config
+    let (approval, settings) = config
         .as_ref()
-        .map(|c| c.approval.clone())
+        .map(|c| (c.approval.clone(), c.model.clone()))
         .unwrap_or_default();
+    let defaults = AgentOptions::default();
     let mounts = Arc::new(mounted::report(
         mounted::mount_config(config, roots).await?,
     )?);
     let options = AgentOptions {
-        max_turns: args.max_turns,
+        max_turns: args
+            .max_turns
+            .or(settings.max_turns)
+            .unwrap_or(defaults.max_turns),
+        system_prompt: settings.system_prompt.unwrap_or(defaults.system_prompt),
+        max_tool_output: settings.max_tool_output.unwrap_or(defaults.max_tool_output),
         approval,
         yes: args.yes,
         output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
-        ..AgentOptions::default()
     };
     let mut agent = Agent::new(model, mounts.clone(), options);
     if let Some(approver) = crate::approver::for_this_session() {
