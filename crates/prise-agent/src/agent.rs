@@ -93,6 +93,9 @@ pub enum AgentEvent {
         /// How long it took.
         elapsed: Duration,
     },
+    /// The run failed (the model could not be asked, or `max_turns` was reached); the
+    /// same error is returned by [`Agent::run`].
+    Error(String),
     /// A model turn ended.
     TurnEnd {
         /// Its number.
@@ -112,7 +115,7 @@ pub enum AgentError {
     Model(#[from] ModelError),
     /// The model kept calling tools.
     #[error(
-        "the model was still calling tools after {0} turns (max_turns); raise it or narrow the question"
+        "the model was still calling tools when it reached max_turns ({0}); raise it (--max-turns) or narrow the question"
     )]
     MaxTurns(usize),
 }
@@ -239,6 +242,14 @@ impl Agent {
     pub async fn run(&mut self, prompt: &str) -> Result<String, AgentError> {
         self.settle_cancelled_calls();
         self.history.push(Message::text(Role::User, prompt));
+        let outcome = self.turns().await;
+        if let Err(e) = &outcome {
+            self.emit(AgentEvent::Error(e.to_string()));
+        }
+        outcome
+    }
+
+    async fn turns(&mut self) -> Result<String, AgentError> {
         for turn in 1..=self.options.max_turns {
             self.emit(AgentEvent::TurnStart { turn });
             let started = Instant::now();

@@ -201,9 +201,27 @@ async fn max_turns_is_a_clear_failure() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: the model was still calling tools after 2 turns (max_turns); raise it or narrow the question\n"
+        "error: the model was still calling tools when it reached max_turns (2); raise it (--max-turns) or narrow the question\n"
     );
     assert_eq!(model.requests().len(), 2);
+
+    // stream-json consumers see the failure as the last event.
+    let model = ScriptedModel::start(vec![tool_call("c0", "docs__list_docs", json!({}))]).await;
+    let out = prise(
+        home.path(),
+        run_args(
+            &model,
+            &["--max-turns", "1", "--output", "stream-json", "-p", "loop"],
+        ),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let last: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(
+        last,
+        json!({"type": "error", "message": "the model was still calling tools when it reached max_turns (1); raise it (--max-turns) or narrow the question"})
+    );
 }
 
 #[tokio::test]

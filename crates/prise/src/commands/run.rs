@@ -124,6 +124,7 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
         AgentEvent::ModelRetry { reason, delay } => {
             json!({"type": "error", "retrying": true, "message": reason, "delayMs": ms(delay)})
         }
+        AgentEvent::Error(message) => json!({"type": "error", "message": message}),
         AgentEvent::Approval {
             name,
             allowed,
