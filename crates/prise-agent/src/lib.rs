@@ -50,8 +50,6 @@
 //! # Ok(())
 //! # }
 //! ```
-//!
-//! Not yet here (issue #4): images for models that accept them, sessions.
 
 mod agent;
 mod approve;

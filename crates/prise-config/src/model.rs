@@ -288,6 +288,8 @@ pub struct ModelSettings {
     pub max_tool_output: Option<usize>,
     /// Whether tool calls written as JSON text count as calls.
     pub tool_call_recovery: Option<bool>,
+    /// Whether the model accepts images (tools' screenshots and charts).
+    pub images: Option<bool>,
 }
 
 impl ModelSettings {

@@ -220,7 +220,7 @@ impl<'a> Parser<'a> {
 
     /// `"model": "ollama:qwen2.5"` or `"model": {"name": ..., "baseUrl": ..., "apiKey":
     /// ..., "maxTurns": ..., "systemPrompt": ..., "maxToolOutput": ...,
-    /// "toolCallRecovery": ...}`.
+    /// "toolCallRecovery": ..., "images": ...}`.
     fn model(&self, raw: &'a RawValue) -> Result<ModelSettings, ConfigError> {
         let strings = Strings {
             parser: self,
@@ -258,11 +258,12 @@ impl<'a> Parser<'a> {
                 "toolCallRecovery" => {
                     model.tool_call_recovery = Some(self.value(value, "model.toolCallRecovery")?)
                 }
+                "images" => model.images = Some(self.value(value, "model.images")?),
                 other => {
                     return Err(self.error(
                         self.key_offset(value),
                         format!("model: unknown key \"{other}\""),
-                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\" or \"toolCallRecovery\"".into()),
+                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\", \"toolCallRecovery\" or \"images\"".into()),
                     ));
                 }
             }

@@ -9,7 +9,9 @@ use crate::error::ModelError;
 use crate::retry::RetryPolicy;
 use crate::send::{http_client, post_with_retries};
 use crate::spec::Endpoint;
-use crate::types::{Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage};
+use crate::types::{
+    Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
+};
 
 /// The API version prise speaks.
 const VERSION: &str = "2023-06-01";
@@ -23,6 +25,7 @@ pub struct Anthropic {
     endpoint: Endpoint,
     model: String,
     retry: RetryPolicy,
+    images: bool,
 }
 
 impl Anthropic {
@@ -33,7 +36,14 @@ impl Anthropic {
             endpoint,
             model: model.into(),
             retry: RetryPolicy::default(),
+            images: true,
         })
+    }
+
+    /// Whether to send images (every Claude model reads them, so yes unless told).
+    pub fn with_images(mut self, images: bool) -> Anthropic {
+        self.images = images;
+        self
     }
 
     /// Replaces the retry policy.
@@ -49,7 +59,7 @@ impl Anthropic {
         tools: &[ToolDefinition],
         events: &mut (dyn FnMut(ModelEvent) + Send),
     ) -> Result<Reply, ModelError> {
-        let body = request_body(&self.model, messages, tools);
+        let body = request_body(&self.model, messages, tools, self.images);
         let mut headers = vec![("anthropic-version", VERSION.to_owned())];
         if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.clone()));
@@ -64,7 +74,20 @@ impl Anthropic {
 /// The request: system text apart, tool results as user messages of `tool_result`
 /// blocks (consecutive ones merged, as the API wants one user turn between assistant
 /// turns).
-fn request_body(model: &str, messages: &[Message], tools: &[ToolDefinition]) -> Value {
+fn request_body(
+    model: &str,
+    messages: &[Message],
+    tools: &[ToolDefinition],
+    images: bool,
+) -> Value {
+    let images = |message: &Message| {
+        message
+            .images
+            .iter()
+            .filter(|_| images)
+            .map(image_block)
+            .collect::<Vec<_>>()
+    };
     let system: Vec<&str> = messages
         .iter()
         .filter(|m| m.role == Role::System)
@@ -73,13 +96,27 @@ fn request_body(model: &str, messages: &[Message], tools: &[ToolDefinition]) -> 
     let mut turns: Vec<Value> = Vec::new();
     for message in messages.iter().filter(|m| m.role != Role::System) {
         let (role, blocks) = match message.role {
-            Role::User => ("user", vec![json!({"type": "text", "text": message.text})]),
-            Role::Tool => (
+            Role::User => {
+                let mut blocks = vec![json!({"type": "text", "text": message.text})];
+                blocks.extend(images(message));
+                ("user", blocks)
+            }
+            Role::Tool if images(message).is_empty() => (
                 "user",
                 vec![
                     json!({"type": "tool_result", "tool_use_id": message.tool_call_id, "content": message.text}),
                 ],
             ),
+            Role::Tool => {
+                let mut content = vec![json!({"type": "text", "text": message.text})];
+                content.extend(images(message));
+                (
+                    "user",
+                    vec![
+                        json!({"type": "tool_result", "tool_use_id": message.tool_call_id, "content": content}),
+                    ],
+                )
+            }
             _ => {
                 let mut blocks = Vec::new();
                 if !message.text.is_empty() {
@@ -112,6 +149,11 @@ fn request_body(model: &str, messages: &[Message], tools: &[ToolDefinition]) -> 
             tools.iter().map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters})).collect();
     }
     body
+}
+
+/// Every Claude model reads images, inside tool results too.
+fn image_block(image: &Image) -> Value {
+    json!({"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}})
 }
 
 /// A content block being assembled.
@@ -229,10 +271,9 @@ mod tests {
         let messages = vec![
             Message::text(Role::System, "be brief"),
             Message::text(Role::User, "read two files"),
-            Message {
-                role: Role::Assistant,
-                text: String::new(),
-                tool_calls: vec![
+            Message::assistant(
+                "",
+                vec![
                     ToolCall {
                         id: "t1".into(),
                         name: "fs__read".into(),
@@ -244,12 +285,11 @@ mod tests {
                         arguments: r#"{"path":"b"}"#.into(),
                     },
                 ],
-                tool_call_id: None,
-            },
+            ),
             Message::tool_result("t1", "A"),
             Message::tool_result("t2", "B"),
         ];
-        let body = request_body("claude-x", &messages, &[]);
+        let body = request_body("claude-x", &messages, &[], true);
         assert_eq!(body["system"], "be brief");
         let turns = body["messages"].as_array().unwrap();
         assert_eq!(turns.len(), 3);
@@ -261,5 +301,27 @@ mod tests {
         assert_eq!(turns[2]["role"], "user");
         assert_eq!(turns[2]["content"].as_array().unwrap().len(), 2);
         assert_eq!(turns[2]["content"][0]["tool_use_id"], "t1");
+    }
+
+    #[test]
+    fn images_go_inside_tool_results() {
+        let mut shot = Message::tool_result("t1", "[an image, image/png]");
+        shot.images.push(Image {
+            mime_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        });
+        let body = request_body("claude-x", std::slice::from_ref(&shot), &[], true);
+        assert_eq!(
+            body["messages"][0]["content"][0],
+            json!({"type": "tool_result", "tool_use_id": "t1", "content": [
+                {"type": "text", "text": "[an image, image/png]"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+            ]})
+        );
+        let blind = request_body("claude-x", &[shot], &[], false);
+        assert_eq!(
+            blind["messages"][0]["content"][0]["content"],
+            "[an image, image/png]"
+        );
     }
 }

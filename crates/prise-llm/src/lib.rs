@@ -25,4 +25,6 @@ pub use model::Model;
 pub use openai::OpenAiCompatible;
 pub use retry::RetryPolicy;
 pub use spec::{Endpoint, ModelSpec, Provider};
-pub use types::{Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage};
+pub use types::{
+    Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
+};

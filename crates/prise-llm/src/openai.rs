@@ -9,7 +9,9 @@ use crate::error::ModelError;
 use crate::retry::RetryPolicy;
 use crate::send::{http_client, post_with_retries};
 use crate::spec::Endpoint;
-use crate::types::{Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage};
+use crate::types::{
+    Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
+};
 
 /// A client for one model at one OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
@@ -19,6 +21,7 @@ pub struct OpenAiCompatible {
     model: String,
     retry: RetryPolicy,
     recover_tool_calls: bool,
+    images: bool,
 }
 
 impl OpenAiCompatible {
@@ -34,6 +37,7 @@ impl OpenAiCompatible {
             model: model.into(),
             retry: RetryPolicy::default(),
             recover_tool_calls: false,
+            images: false,
         })
     }
 
@@ -46,6 +50,14 @@ impl OpenAiCompatible {
     /// Whether tool calls written as text are recovered.
     pub fn recovers_tool_calls(&self) -> bool {
         self.recover_tool_calls
+    }
+
+    /// Whether the model accepts images: when it does, images of tool results are sent
+    /// after them (Chat Completions takes images in user messages only); when it does
+    /// not, the model reads only the text, which names each image.
+    pub fn with_images(mut self, images: bool) -> OpenAiCompatible {
+        self.images = images;
+        self
     }
 
     /// Replaces the retry policy.
@@ -66,7 +78,7 @@ impl OpenAiCompatible {
         tools: &[ToolDefinition],
         events: &mut (dyn FnMut(ModelEvent) + Send),
     ) -> Result<Reply, ModelError> {
-        let body = request_body(&self.model, messages, tools);
+        let body = request_body(&self.model, messages, tools, self.images);
         let auth: Vec<(&str, String)> = match &self.endpoint.api_key {
             Some(key) => vec![("authorization", format!("Bearer {key}"))],
             None => Vec::new(),
@@ -96,8 +108,36 @@ impl OpenAiCompatible {
 }
 
 /// The request body: the conversation in OpenAI's shape, streaming with usage.
-fn request_body(model: &str, messages: &[Message], tools: &[ToolDefinition]) -> Value {
-    let messages: Vec<Value> = messages.iter().map(message_json).collect();
+fn request_body(
+    model: &str,
+    messages: &[Message],
+    tools: &[ToolDefinition],
+    images: bool,
+) -> Value {
+    let mut shaped: Vec<Value> = Vec::with_capacity(messages.len());
+    // Tool messages carry text only, so the images of one turn's results follow its
+    // last tool message, in one user message that says which call each came from.
+    let mut pending: Vec<Value> = Vec::new();
+    for (i, message) in messages.iter().enumerate() {
+        shaped.push(message_json(message, images));
+        if !images || message.role != Role::Tool {
+            continue;
+        }
+        if !message.images.is_empty() {
+            let id = message.tool_call_id.as_deref().unwrap_or("?");
+            pending.push(
+                json!({"type": "text", "text": format!("Image(s) returned by tool call {id}:")}),
+            );
+            pending.extend(message.images.iter().map(image_part));
+        }
+        let last_of_turn = messages
+            .get(i + 1)
+            .is_none_or(|next| next.role != Role::Tool);
+        if last_of_turn && !pending.is_empty() {
+            shaped.push(json!({"role": "user", "content": std::mem::take(&mut pending)}));
+        }
+    }
+    let messages = shaped;
     let mut body = json!({
         "model": model,
         "messages": messages,
@@ -113,9 +153,18 @@ fn request_body(model: &str, messages: &[Message], tools: &[ToolDefinition]) -> 
     body
 }
 
-fn message_json(message: &Message) -> Value {
+fn image_part(image: &Image) -> Value {
+    json!({"type": "image_url", "image_url": {"url": format!("data:{};base64,{}", image.mime_type, image.data)}})
+}
+
+fn message_json(message: &Message, images: bool) -> Value {
     match message.role {
         Role::System => json!({"role": "system", "content": message.text}),
+        Role::User if images && !message.images.is_empty() => {
+            let mut parts = vec![json!({"type": "text", "text": message.text})];
+            parts.extend(message.images.iter().map(image_part));
+            json!({"role": "user", "content": parts})
+        }
         Role::User => json!({"role": "user", "content": message.text}),
         Role::Tool => {
             json!({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
@@ -283,16 +332,14 @@ mod tests {
         let messages = vec![
             Message::text(Role::System, "be brief"),
             Message::text(Role::User, "list files"),
-            Message {
-                role: Role::Assistant,
-                text: String::new(),
-                tool_calls: vec![ToolCall {
+            Message::assistant(
+                "",
+                vec![ToolCall {
                     id: "c1".into(),
                     name: "fs__list".into(),
                     arguments: "{}".into(),
                 }],
-                tool_call_id: None,
-            },
+            ),
             Message::tool_result("c1", "a.txt"),
         ];
         let tools = vec![ToolDefinition {
@@ -300,7 +347,7 @@ mod tests {
             description: "List".into(),
             parameters: json!({"type": "object"}),
         }];
-        let body = request_body("m", &messages, &tools);
+        let body = request_body("m", &messages, &tools, false);
         assert_eq!(body["messages"][2]["content"], Value::Null);
         assert_eq!(
             body["messages"][2]["tool_calls"][0]["function"]["name"],
@@ -312,6 +359,50 @@ mod tests {
         );
         assert_eq!(body["tools"][0]["type"], "function");
         assert_eq!(body["stream"], true);
-        assert!(request_body("m", &messages, &[]).get("tools").is_none());
+        assert!(
+            request_body("m", &messages, &[], false)
+                .get("tools")
+                .is_none()
+        );
+    }
+
+    /// Two calls of one turn, the first with an image: the image follows both tool
+    /// messages, for a model that accepts images, and is left out otherwise.
+    #[test]
+    fn images_of_tool_results_follow_the_turn_in_a_user_message() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "shot".into(),
+            arguments: "{}".into(),
+        };
+        let mut shot = Message::tool_result("c1", "[an image, image/png]");
+        shot.images.push(Image {
+            mime_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        });
+        let messages = vec![
+            Message::text(Role::User, "look"),
+            Message::assistant("", vec![call("c1"), call("c2")]),
+            shot,
+            Message::tool_result("c2", "no image"),
+        ];
+        let body = request_body("m", &messages, &[], true);
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "tool", "user"]);
+        assert_eq!(
+            body["messages"][4]["content"],
+            json!([
+                {"type": "text", "text": "Image(s) returned by tool call c1:"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+            ])
+        );
+        assert_eq!(body["messages"][2]["content"], "[an image, image/png]");
+        let blind = request_body("m", &messages, &[], false);
+        assert_eq!(blind["messages"].as_array().unwrap().len(), 4);
     }
 }

@@ -27,6 +27,19 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the id of the call it answers.
     pub tool_call_id: Option<String>,
+    /// Images that go with the text (a tool's screenshot or chart); sent only to
+    /// models that accept images.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+}
+
+/// An image, as MCP carries it: base64 data and its media type.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Image {
+    /// `image/png`, `image/jpeg`...
+    pub mime_type: String,
+    /// The bytes, base64-encoded.
+    pub data: String,
 }
 
 impl Message {
@@ -37,6 +50,15 @@ impl Message {
             text: text.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            images: Vec::new(),
+        }
+    }
+
+    /// The model's turn: its text and the tools it calls.
+    pub fn assistant(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Message {
+        Message {
+            tool_calls,
+            ..Message::text(Role::Assistant, text)
         }
     }
 
@@ -47,6 +69,7 @@ impl Message {
             text: text.into(),
             tool_calls: Vec::new(),
             tool_call_id: Some(id.into()),
+            images: Vec::new(),
         }
     }
 }

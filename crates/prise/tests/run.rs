@@ -729,3 +729,51 @@ async fn the_model_section_of_the_config_chooses_model_prompt_and_limits() {
         tool_messages(&requests[1])
     );
 }
+
+#[tokio::test]
+async fn images_from_tools_reach_models_that_see() {
+    let home = tempfile::tempdir().unwrap();
+    let everything = peers().join("npm/node_modules/.bin/mcp-server-everything");
+    let write_config = |images: bool| {
+        std::fs::write(
+            home.path().join(".mcp.json"),
+            format!(
+                r#"{{"mcpServers": {{"everything": {{"command": "node", "args": ["{}", "stdio"]}}}},
+                    "model": {{"images": {images}}}}}"#,
+                everything.display()
+            ),
+        )
+        .unwrap()
+    };
+    let script = || {
+        vec![
+            tool_call("c1", "everything__get-tiny-image", json!({})),
+            answer("It is the MCP logo."),
+        ]
+    };
+
+    write_config(true);
+    let model = ScriptedModel::start(script()).await;
+    succeed(home.path(), run_args(&model, &["-p", "What is the logo?"])).await;
+    let messages = model.requests()[1].body["messages"].clone();
+    let last = messages.as_array().unwrap().last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"][0]["text"],
+        "Image(s) returned by tool call c1:"
+    );
+    let url = last["content"][1]["image_url"]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("data:image/png;base64,iVBORw0KGgo"),
+        "{url}"
+    );
+    assert!(tool_messages(&model.requests()[1])[0].contains("[an image, image/png]"));
+
+    // A model that does not see gets the text only, which names the image.
+    write_config(false);
+    let model = ScriptedModel::start(script()).await;
+    succeed(home.path(), run_args(&model, &["-p", "What is the logo?"])).await;
+    let request = &model.requests()[1];
+    assert!(!request.body.to_string().contains("image_url"));
+    assert!(tool_messages(request)[0].contains("[an image, image/png]"));
+}

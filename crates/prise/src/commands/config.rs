@@ -176,6 +176,11 @@ fn describe_model(out: &mut impl Write, model: &ModelSettings) -> std::io::Resul
     if model.system_prompt.is_some() {
         parts.push("own system prompt".to_owned());
     }
+    match model.images {
+        Some(true) => parts.push("sees images".to_owned()),
+        Some(false) => parts.push("no images".to_owned()),
+        None => {}
+    }
     match model.tool_call_recovery {
         Some(true) => parts.push("tool-call recovery on".to_owned()),
         Some(false) => parts.push("tool-call recovery off".to_owned()),

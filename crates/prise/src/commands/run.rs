@@ -209,15 +209,26 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
         )
         .map_err(|e| Failure::usage(e, None))?;
     let recovery = settings.and_then(|s| s.tool_call_recovery);
+    // Hosted models see images; most local ones do not (a vision model says so in the
+    // configuration).
+    let images = settings.and_then(|s| s.images).unwrap_or(matches!(
+        spec.provider,
+        Provider::OpenAi | Provider::Anthropic
+    ));
     Ok(match spec.provider {
         Provider::Anthropic => {
-            Box::new(Anthropic::new(endpoint, spec.model).map_err(model_failure)?)
+            let client = Anthropic::new(endpoint, spec.model).map_err(model_failure)?;
+            Box::new(client.with_images(images))
         }
         // Small local models often write tool calls as text; hosted ones do not.
         provider => {
             let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
             let client = OpenAiCompatible::new(endpoint, spec.model).map_err(model_failure)?;
-            Box::new(client.with_tool_call_recovery(recovery.unwrap_or(local)))
+            Box::new(
+                client
+                    .with_tool_call_recovery(recovery.unwrap_or(local))
+                    .with_images(images),
+            )
         }
     })
 }
