@@ -137,7 +137,7 @@ pub struct Agent {
 impl Agent {
     /// An agent over every tool the mounts expose.
     pub fn new(model: Box<dyn Model>, mounts: Arc<Mounts>, options: AgentOptions) -> Agent {
-        let mut tools = ToolTable::new(&mounts.tools());
+        let mut tools = ToolTable::new(&mounts.tools(), model.schema_dialect());
         let mut system = options.system_prompt.clone();
         let resources = mounts.resources();
         if !resources.is_empty() {

@@ -58,5 +58,5 @@ mod recover;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions};
 pub use approve::{Answer, Approver, AskFuture};
-pub use present::{READ_RESOURCE, ToolTable, model_name, provider_schema};
+pub use present::{READ_RESOURCE, ToolTable, model_name};
 pub use recover::tool_calls_in_text;

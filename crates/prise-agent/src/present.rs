@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use prise_llm::ToolDefinition;
+use prise_llm::{SchemaDialect, ToolDefinition, adapt_schema};
 use prise_mcp::ExposedTool;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// The built-in tool that reads MCP resources. Exposed names always contain `__`, so
 /// no server's tool can take this name.
@@ -24,8 +24,9 @@ pub struct ToolTable {
 }
 
 impl ToolTable {
-    /// Presents `tools` (already filtered by each server's allowed/excluded globs).
-    pub fn new(tools: &[ExposedTool]) -> ToolTable {
+    /// Presents `tools` (already filtered by each server's allowed/excluded globs) with
+    /// schemas in `dialect`.
+    pub fn new(tools: &[ExposedTool], dialect: SchemaDialect) -> ToolTable {
         let mut table = ToolTable::default();
         for tool in tools {
             let mut name = model_name(&tool.name);
@@ -51,7 +52,10 @@ impl ToolTable {
                     .as_deref()
                     .unwrap_or_default()
                     .to_owned(),
-                parameters: provider_schema(&Value::Object((*tool.tool.input_schema).clone())),
+                parameters: adapt_schema(
+                    &Value::Object((*tool.tool.input_schema).clone()),
+                    dialect,
+                ),
             });
         }
         table
@@ -127,58 +131,6 @@ fn hashed(safe: &str, original: &str) -> String {
     format!("{head}_{:08x}", hash as u32)
 }
 
-/// A tool's input schema in the shape providers accept: an object at the top, with
-/// `properties`; no `$schema`; top-level `oneOf`/`anyOf` merged into one object (most
-/// providers reject them there); `format`s outside a common few dropped (some
-/// providers reject the others).
-pub fn provider_schema(schema: &Value) -> Value {
-    let mut schema = match schema {
-        Value::Object(map) => map.clone(),
-        _ => Map::new(),
-    };
-    schema.remove("$schema");
-    schema.remove("$id");
-    for key in ["oneOf", "anyOf"] {
-        if let Some(Value::Array(alternatives)) = schema.remove(key) {
-            let properties = schema.entry("properties").or_insert_with(|| json!({}));
-            for alternative in alternatives {
-                if let (Some(target), Some(Value::Object(extra))) =
-                    (properties.as_object_mut(), alternative.get("properties"))
-                {
-                    for (name, property) in extra {
-                        target
-                            .entry(name.clone())
-                            .or_insert_with(|| property.clone());
-                    }
-                }
-            }
-        }
-    }
-    schema.insert("type".to_owned(), json!("object"));
-    schema.entry("properties").or_insert_with(|| json!({}));
-    let mut schema = Value::Object(schema);
-    drop_unusual_formats(&mut schema);
-    schema
-}
-
-fn drop_unusual_formats(value: &mut Value) {
-    const KEPT: [&str; 6] = ["date-time", "date", "time", "email", "uri", "uuid"];
-    match value {
-        Value::Object(map) => {
-            if map
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| !KEPT.contains(&f))
-            {
-                map.remove("format");
-            }
-            map.values_mut().for_each(drop_unusual_formats);
-        }
-        Value::Array(items) => items.iter_mut().for_each(drop_unusual_formats),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,36 +153,5 @@ mod tests {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         );
-    }
-
-    #[test]
-    fn schemas_are_adapted() {
-        let adapted = provider_schema(
-            &json!({"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"a": {"type": "string", "format": "byte"}}}),
-        );
-        assert_eq!(
-            adapted,
-            json!({"type": "object", "properties": {"a": {"type": "string"}}})
-        );
-        assert_eq!(
-            provider_schema(&json!({"type": "object"})),
-            json!({"type": "object", "properties": {}})
-        );
-        assert_eq!(
-            provider_schema(&json!(null)),
-            json!({"type": "object", "properties": {}})
-        );
-        let merged = provider_schema(
-            &json!({"oneOf": [{"properties": {"x": {"type": "number"}}}, {"properties": {"y": {"type": "string"}}}]}),
-        );
-        assert_eq!(
-            merged["properties"],
-            json!({"x": {"type": "number"}, "y": {"type": "string"}})
-        );
-        assert!(merged.get("oneOf").is_none());
-        let kept = provider_schema(
-            &json!({"properties": {"when": {"type": "string", "format": "date-time"}}}),
-        );
-        assert_eq!(kept["properties"]["when"]["format"], "date-time");
     }
 }

@@ -8,13 +8,15 @@
 //! text.
 //!
 //! Two clients: OpenAI-compatible Chat Completions (Ollama, vLLM, llama.cpp, LM Studio,
-//! OpenAI, OpenRouter, DeepSeek, Gemini's compatible endpoint) and Anthropic Messages.
+//! OpenAI, OpenRouter, DeepSeek, Gemini's compatible endpoint) and Anthropic Messages;
+//! tool schemas adapted to what each provider parses.
 
 mod anthropic;
 mod error;
 mod model;
 mod openai;
 mod retry;
+mod schema;
 mod send;
 mod spec;
 mod types;
@@ -24,6 +26,7 @@ pub use error::ModelError;
 pub use model::Model;
 pub use openai::OpenAiCompatible;
 pub use retry::RetryPolicy;
+pub use schema::{SchemaDialect, adapt_schema};
 pub use spec::{Endpoint, ModelSpec, Provider};
 pub use types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,

@@ -3,7 +3,10 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::{Anthropic, Message, ModelError, ModelEvent, OpenAiCompatible, Reply, ToolDefinition};
+use crate::{
+    Anthropic, Message, ModelError, ModelEvent, OpenAiCompatible, Reply, SchemaDialect,
+    ToolDefinition,
+};
 
 /// A boxed future of a model turn.
 pub type Turn<'a> = Pin<Box<dyn Future<Output = Result<Reply, ModelError>> + Send + 'a>>;
@@ -23,6 +26,10 @@ pub trait Model: Send + Sync {
     fn recovers_tool_calls(&self) -> bool {
         false
     }
+
+    /// The JSON Schema dialect its tool definitions must be written in (see
+    /// [`crate::adapt_schema`]).
+    fn schema_dialect(&self) -> SchemaDialect;
 }
 
 impl Model for OpenAiCompatible {
@@ -38,6 +45,10 @@ impl Model for OpenAiCompatible {
     fn recovers_tool_calls(&self) -> bool {
         OpenAiCompatible::recovers_tool_calls(self)
     }
+
+    fn schema_dialect(&self) -> SchemaDialect {
+        OpenAiCompatible::schema_dialect(self)
+    }
 }
 
 impl Model for Anthropic {
@@ -48,5 +59,9 @@ impl Model for Anthropic {
         events: &'a mut (dyn FnMut(ModelEvent) + Send),
     ) -> Turn<'a> {
         Box::pin(Anthropic::complete(self, messages, tools, events))
+    }
+
+    fn schema_dialect(&self) -> SchemaDialect {
+        SchemaDialect::Anthropic
     }
 }

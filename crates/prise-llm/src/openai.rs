@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
+use crate::schema::SchemaDialect;
 use crate::send::{http_client, post_with_retries};
 use crate::spec::Endpoint;
 use crate::types::{
@@ -45,6 +46,20 @@ impl OpenAiCompatible {
     pub fn with_tool_call_recovery(mut self, recover: bool) -> OpenAiCompatible {
         self.recover_tool_calls = recover;
         self
+    }
+
+    /// Gemini's compatible endpoint parses an OpenAPI subset of JSON Schema; the rest
+    /// speak OpenAI's.
+    pub fn schema_dialect(&self) -> SchemaDialect {
+        if self
+            .endpoint
+            .base_url
+            .contains("generativelanguage.googleapis.com")
+        {
+            SchemaDialect::Gemini
+        } else {
+            SchemaDialect::OpenAi
+        }
     }
 
     /// Whether tool calls written as text are recovered.
@@ -364,6 +379,24 @@ mod tests {
                 .get("tools")
                 .is_none()
         );
+    }
+
+    #[test]
+    fn gemini_endpoints_get_gemini_schemas() {
+        let at = |base_url: &str| {
+            let endpoint = Endpoint {
+                base_url: base_url.into(),
+                api_key: None,
+            };
+            OpenAiCompatible::new(endpoint, "m")
+                .unwrap()
+                .schema_dialect()
+        };
+        assert_eq!(
+            at("https://generativelanguage.googleapis.com/v1beta/openai"),
+            SchemaDialect::Gemini
+        );
+        assert_eq!(at("http://localhost:11434/v1"), SchemaDialect::OpenAi);
     }
 
     /// Two calls of one turn, the first with an image: the image follows both tool

@@ -6,6 +6,9 @@ use std::str::FromStr;
 /// Ollama's OpenAI-compatible endpoint when nothing else is said.
 pub const DEFAULT_OLLAMA: &str = "http://localhost:11434/v1";
 
+/// Gemini's OpenAI-compatible endpoint.
+const GEMINI: &str = "https://generativelanguage.googleapis.com/v1beta/openai";
+
 /// Who serves the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Provider {
@@ -15,6 +18,8 @@ pub enum Provider {
     OpenAi,
     /// Anthropic's Messages API.
     Anthropic,
+    /// Google's Gemini, through its OpenAI-compatible endpoint.
+    Gemini,
     /// Any other OpenAI-compatible server: vLLM, llama.cpp, LM Studio, OpenRouter...
     OpenAiCompatible,
 }
@@ -41,10 +46,11 @@ impl FromStr for ModelSpec {
             "ollama" => Provider::Ollama,
             "openai" => Provider::OpenAi,
             "anthropic" => Provider::Anthropic,
+            "gemini" | "google" => Provider::Gemini,
             "openai-compatible" => Provider::OpenAiCompatible,
             other => {
                 return Err(format!(
-                    "unknown model provider {other:?}: use ollama, openai, anthropic or openai-compatible"
+                    "unknown model provider {other:?}: use ollama, openai, anthropic, gemini or openai-compatible"
                 ));
             }
         };
@@ -64,6 +70,7 @@ impl fmt::Display for ModelSpec {
             Provider::Ollama => "ollama",
             Provider::OpenAi => "openai",
             Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
             Provider::OpenAiCompatible => "openai-compatible",
         };
         write!(f, "{provider}:{}", self.model)
@@ -124,6 +131,14 @@ impl ModelSpec {
                 let base = flag(base_url)
                     .or_else(|| env("OPENAI_BASE_URL"))
                     .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+                (base, Some(key))
+            }
+            Provider::Gemini => {
+                let key = flag(api_key)
+                    .or_else(|| env("GEMINI_API_KEY"))
+                    .or_else(|| env("GOOGLE_API_KEY"))
+                    .ok_or("gemini: set GEMINI_API_KEY or pass --api-key")?;
+                let base = flag(base_url).unwrap_or_else(|| GEMINI.to_owned());
                 (base, Some(key))
             }
             Provider::OpenAiCompatible => {
@@ -205,6 +220,15 @@ mod tests {
                 .unwrap_err()
                 .contains("OPENAI_API_KEY")
         );
+        let gemini: ModelSpec = "google:gemini-2.5-flash".parse().unwrap();
+        assert_eq!(gemini.provider, Provider::Gemini);
+        let endpoint = gemini
+            .endpoint(None, None, &|name| {
+                (name == "GEMINI_API_KEY").then(|| "g-key".into())
+            })
+            .unwrap();
+        assert_eq!(endpoint.base_url, GEMINI);
+        assert_eq!(endpoint.api_key.as_deref(), Some("g-key"));
         let other: ModelSpec = "openai-compatible:fake".parse().unwrap();
         assert!(
             other

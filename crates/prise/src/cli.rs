@@ -161,7 +161,8 @@ pub struct ChatArgs {
 #[derive(Debug, Args)]
 pub struct AgentArgs {
     /// The model, as provider:model (ollama:qwen2.5, openai:gpt-4o-mini,
-    /// openai-compatible:NAME with --base-url) [default: the config's "model", else
+    /// anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, openai-compatible:NAME with
+    /// --base-url) [default: the config's "model", else
     /// ollama:qwen2.5].
     #[arg(short, long, env = "PRISE_MODEL")]
     pub model: Option<String>,

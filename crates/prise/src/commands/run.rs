@@ -213,7 +213,7 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
     // configuration).
     let images = settings.and_then(|s| s.images).unwrap_or(matches!(
         spec.provider,
-        Provider::OpenAi | Provider::Anthropic
+        Provider::OpenAi | Provider::Anthropic | Provider::Gemini
     ));
     Ok(match spec.provider {
         Provider::Anthropic => {
