@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod elicitor;
 mod failure;
+mod markdown;
 mod output;
 
 use std::process::ExitCode;

@@ -537,7 +537,7 @@ async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
     let out = tokio::task::spawn_blocking(move || {
         common::prise(&home_path)
             .args(["chat", "-m", "openai-compatible:fake", "--base-url", &url])
-            .write_stdin("/tools\nhow are servers stopped?\nand then?\n/clear\n/bogus\nhello\n/quit\nnever sent\n")
+            .write_stdin("/tools\nhow are servers stopped?\nand then?\n/save talk.md\n/save talk.md\n/clear\n/bogus\nhello\n/quit\nnever sent\n")
             .output()
             .unwrap()
     })
@@ -557,7 +557,26 @@ async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
         stdout.contains("SIGTERM first.\nThen SIGKILL.\nFresh start.\n"),
         "{stdout}"
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown command /bogus"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown command /bogus"));
+    // /save FILE writes a transcript once and never replaces a file.
+    let transcript = std::fs::read_to_string(home.path().join("talk.md")).unwrap();
+    assert!(
+        transcript.starts_with(
+            "## You\n\nhow are servers stopped?\n\n- calls `docs__grep_docs` `{\"keyword\":\"SIGKILL\"}`\n\n```text\n"
+        ),
+        "{transcript}"
+    );
+    assert!(
+        transcript.ends_with(
+            "## Model\n\nSIGTERM first.\n\n## You\n\nand then?\n\n## Model\n\nThen SIGKILL.\n\n"
+        ),
+        "{transcript}"
+    );
+    assert!(
+        stderr.contains("error: cannot write talk.md: File exists"),
+        "{stderr}"
+    );
     let requests = model.requests();
     assert_eq!(requests.len(), 4, "nothing after /quit");
     // The second question carries the first exchange; after /clear only the system prompt.

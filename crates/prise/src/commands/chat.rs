@@ -15,10 +15,11 @@ use tokio::sync::mpsc;
 
 use crate::cli::ChatArgs;
 use crate::commands::run::{agent, model, model_failure, print_trace};
-use crate::commands::session::Session;
+use crate::commands::session::{Session, transcript};
 use crate::failure::Failure;
+use crate::markdown::TerminalMarkdown;
 
-const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /quit";
+const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /save [FILE.md]  /quit";
 
 /// Runs the conversation until end of input or `/quit`.
 pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Result<(), Failure> {
@@ -34,16 +35,27 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
     agent.resume(messages);
     let mut events = agent.subscribe();
     let interactive = std::io::stdin().is_terminal();
+    // Answers are rendered as Markdown for a person, and left as written for a pipe
+    // (or when NO_COLOR asks for plain text).
+    let styled = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tokio::spawn(async move {
+        let mut markdown = TerminalMarkdown::new();
         while let Some(event) = events.recv().await {
-            match event {
-                AgentEvent::ModelDelta(text) => {
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(text.as_bytes());
-                    let _ = out.flush();
+            let text = match event {
+                AgentEvent::ModelDelta(text) if styled => markdown.push(&text),
+                AgentEvent::ModelDelta(text) => text,
+                // A turn cancelled mid-answer leaves styles open: the next starts clean.
+                AgentEvent::TurnEnd { .. } | AgentEvent::TurnStart { .. } if styled => {
+                    markdown.finish()
                 }
-                other => print_trace(&other),
-            }
+                other => {
+                    print_trace(&other);
+                    continue;
+                }
+            };
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
         }
     });
     if interactive && resumed > 0 {
@@ -106,6 +118,25 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
                 }
                 continue;
             }
+            "/save" => {
+                match session.save(agent.history()) {
+                    Ok(()) => eprintln!(
+                        "(saved in {}; continue with: prise chat --resume {})",
+                        session.path().display(),
+                        session.id
+                    ),
+                    Err(e) => eprintln!("error: cannot save the session: {e}"),
+                }
+                continue;
+            }
+            command if command.starts_with("/save ") => {
+                let path = Path::new(command["/save ".len()..].trim());
+                match write_new(path, &transcript(agent.history())) {
+                    Ok(()) => eprintln!("(transcript written to {})", path.display()),
+                    Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),
+                }
+                continue;
+            }
             command if command.starts_with("/prompt") => {
                 match prompt_text(&mounts, command).await {
                     Ok(text) => text,
@@ -136,7 +167,13 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
                     Err(e) => eprintln!("\nerror: {e}"),
                 }
             }
-            _ = tokio::signal::ctrl_c() => eprintln!("\n(cancelled)"),
+            _ = tokio::signal::ctrl_c() => {
+                if styled {
+                    // The answer may have stopped inside a bold or a code block.
+                    print!("{}", crate::markdown::RESET);
+                }
+                eprintln!("\n(cancelled)");
+            }
         }
         if let Err(e) = session.save(agent.history()) {
             eprintln!("warning: cannot save the session: {e}");
@@ -150,6 +187,15 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
         mounts.close().await;
     }
     Ok(())
+}
+
+/// Writes a file that must not exist yet: a transcript never replaces anything.
+fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())
 }
 
 /// The user text of `/prompt server__name key=value...`.

@@ -78,6 +78,11 @@ impl Session {
         Ok((Session { id, path, saved }, messages))
     }
 
+    /// Where it is saved.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
     /// Appends the messages of `history` not yet on disk.
     pub fn save(&mut self, history: &[Message]) -> std::io::Result<()> {
         let conversation: Vec<&Message> =
@@ -102,6 +107,46 @@ impl Session {
         self.saved = conversation.len();
         Ok(())
     }
+}
+
+/// Tool results longer than this are shortened in transcripts.
+const TRANSCRIPT_RESULT_CHARS: usize = 2_000;
+
+/// The conversation as Markdown for a person to read or share: the user's and the
+/// model's words in full, tool calls with their arguments, results shortened.
+pub fn transcript(history: &[Message]) -> String {
+    let mut text = String::new();
+    for message in history {
+        match message.role {
+            Role::System => {}
+            Role::User => text.push_str(&format!("## You\n\n{}\n\n", message.text.trim())),
+            Role::Assistant => {
+                if !message.text.trim().is_empty() {
+                    text.push_str(&format!("## Model\n\n{}\n\n", message.text.trim()));
+                }
+                for call in &message.tool_calls {
+                    text.push_str(&format!("- calls `{}` `{}`\n", call.name, call.arguments));
+                }
+                if !message.tool_calls.is_empty() {
+                    text.push('\n');
+                }
+            }
+            Role::Tool => {
+                let total = message.text.chars().count();
+                let shown: String = message.text.chars().take(TRANSCRIPT_RESULT_CHARS).collect();
+                let fence = if shown.contains("```") { "````" } else { "```" };
+                text.push_str(&format!("{fence}text\n{}\n{fence}\n", shown.trim_end()));
+                if total > TRANSCRIPT_RESULT_CHARS {
+                    text.push_str(&format!(
+                        "({} more characters)\n",
+                        total - TRANSCRIPT_RESULT_CHARS
+                    ));
+                }
+                text.push('\n');
+            }
+        }
+    }
+    text
 }
 
 /// The most recently written session.
