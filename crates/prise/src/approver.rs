@@ -15,7 +15,17 @@ struct Terminal;
 
 impl Approver for Terminal {
     fn ask(&self, tool: &str, arguments: &str) -> AskFuture {
-        let question = format!("allow {tool} {arguments}? [y]es / [n]o / [a]lways for this tool: ");
+        // The person decides on what will run: the server, its tool and the arguments
+        // exactly as they will be sent.
+        let (server, name) = tool.split_once("__").unwrap_or(("prise", tool));
+        let arguments = if arguments.trim().is_empty() {
+            "{}"
+        } else {
+            arguments
+        };
+        let question = format!(
+            "\nserver {server} wants to run {name} {arguments}\nallow? [y]es / [n]o / [a]lways for {tool} this session: "
+        );
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
                 let mut err = std::io::stderr().lock();

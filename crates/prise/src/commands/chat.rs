@@ -62,10 +62,11 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
         eprintln!("resumed session {} ({resumed} messages)", session.id);
     }
     if interactive {
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         eprintln!(
-            "prise chat: {} tools from {} servers. {HELP}",
-            mounts.tools().len(),
-            mounts.mounts().len()
+            "prise chat: {} from {}. {HELP}",
+            count(mounts.tools().len(), "tool"),
+            count(mounts.mounts().len(), "server")
         );
     }
     let (ready, mut lines) = read_lines(interactive);

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
