@@ -76,20 +76,7 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
             .or(property.get("description"))
             .and_then(Value::as_str)
             .unwrap_or(name);
-        let choices: Vec<String> = property
-            .get("enum")
-            .and_then(Value::as_array)
-            .map(|values| {
-                values
-                    .iter()
-                    .map(|v| {
-                        v.as_str()
-                            .map(str::to_owned)
-                            .unwrap_or_else(|| v.to_string())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let choices = choices(property);
         let default = property.get("default");
         loop {
             let mut prompt = format!("  {name}");
@@ -97,16 +84,14 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
                 prompt.push_str(&format!(" ({label})"));
             }
             if !choices.is_empty() {
-                prompt.push_str(&format!(" {{{}}}", choices.join("|")));
+                let shown: Vec<String> = choices.iter().map(Choice::shown).collect();
+                prompt.push_str(&format!(" {{{}}}", shown.join("|")));
+            }
+            if is_array(property) {
+                prompt.push_str(" (several, separated by commas)");
             }
             if let Some(default) = default {
-                prompt.push_str(&format!(
-                    " [{}]",
-                    default
-                        .as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| default.to_string())
-                ));
+                prompt.push_str(&format!(" [{}]", plain(default)));
             }
             write!(err, "{prompt}: ").ok()?;
             err.flush().ok()?;
@@ -140,10 +125,129 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
     Some(Elicitation::Accept(answers))
 }
 
+/// A value a field may take, and the title a person may know it by.
+#[derive(Debug, PartialEq)]
+struct Choice {
+    value: String,
+    title: Option<String>,
+}
+
+impl Choice {
+    fn shown(&self) -> String {
+        match &self.title {
+            Some(title) if *title != self.value => format!("{}={title}", self.value),
+            _ => self.value.clone(),
+        }
+    }
+
+    fn is(&self, text: &str) -> bool {
+        self.value == text
+            || self
+                .title
+                .as_deref()
+                .is_some_and(|t| t.eq_ignore_ascii_case(text))
+    }
+}
+
+fn is_array(property: &Value) -> bool {
+    property.get("type").and_then(Value::as_str) == Some("array")
+}
+
+/// A JSON value as a person would type it: strings bare, lists joined by commas.
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items.iter().map(plain).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// The choices of an enum field, in every form the spec allows: `enum` (with the
+/// legacy `enumNames` titles), titled `oneOf`/`anyOf` of `const`s, and both again under
+/// `items` for multi-select arrays.
+fn choices(property: &Value) -> Vec<Choice> {
+    let source = if is_array(property) {
+        property.get("items")
+    } else {
+        Some(property)
+    };
+    let Some(source) = source else {
+        return Vec::new();
+    };
+    if let Some(values) = source.get("enum").and_then(Value::as_array) {
+        let titles = source.get("enumNames").and_then(Value::as_array);
+        return values
+            .iter()
+            .enumerate()
+            .map(|(i, value)| Choice {
+                value: plain(value),
+                title: titles
+                    .and_then(|t| t.get(i))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            })
+            .collect();
+    }
+    let options = source.get("oneOf").or(source.get("anyOf"));
+    options
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|option| {
+            Some(Choice {
+                value: plain(option.get("const")?),
+                title: option
+                    .get("title")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            })
+        })
+        .collect()
+}
+
 /// An answer typed for a property, converted to its JSON type.
-fn parse(property: &Value, text: &str, choices: &[String]) -> Result<Value, String> {
-    if !choices.is_empty() && !choices.iter().any(|c| c == text) {
-        return Err(format!("choose one of: {}", choices.join(", ")));
+fn parse(property: &Value, text: &str, choices: &[Choice]) -> Result<Value, String> {
+    let choose = |text: &str| -> Result<Value, String> {
+        match choices.iter().find(|c| c.is(text)) {
+            Some(choice) => Ok(Value::String(choice.value.clone())),
+            None => Err(format!(
+                "choose among: {}",
+                choices
+                    .iter()
+                    .map(Choice::shown)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    };
+    if is_array(property) {
+        let items: Vec<Value> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .map(|item| {
+                if choices.is_empty() {
+                    Ok(Value::String(item.to_owned()))
+                } else {
+                    choose(item)
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        let count = items.len() as u64;
+        if let Some(min) = property.get("minItems").and_then(Value::as_u64)
+            && count < min
+        {
+            return Err(format!("give at least {min}"));
+        }
+        if let Some(max) = property.get("maxItems").and_then(Value::as_u64)
+            && count > max
+        {
+            return Err(format!("give at most {max}"));
+        }
+        return Ok(Value::Array(items));
+    }
+    if !choices.is_empty() {
+        return choose(text);
     }
     match property.get("type").and_then(Value::as_str) {
         Some("integer") => text
@@ -165,7 +269,7 @@ fn parse(property: &Value, text: &str, choices: &[String]) -> Result<Value, Stri
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{choices, parse};
     use serde_json::json;
 
     #[test]
@@ -173,13 +277,71 @@ mod tests {
         assert_eq!(parse(&json!({"type": "integer"}), "42", &[]), Ok(json!(42)));
         assert!(parse(&json!({"type": "integer"}), "4.2", &[]).is_err());
         assert_eq!(
+            parse(&json!({"type": "number"}), "3.5", &[]),
+            Ok(json!(3.5))
+        );
+        assert_eq!(
             parse(&json!({"type": "boolean"}), "Yes", &[]),
             Ok(json!(true))
         );
         assert_eq!(
-            parse(&json!({"type": "string"}), "a", &["a".into(), "b".into()]),
-            Ok(json!("a"))
+            parse(&json!({"type": "string"}), "a b", &[]),
+            Ok(json!("a b"))
         );
-        assert!(parse(&json!({"type": "string"}), "c", &["a".into(), "b".into()]).is_err());
+    }
+
+    #[test]
+    fn single_choices_in_every_form() {
+        let plain = json!({"type": "string", "enum": ["a", "b"]});
+        assert_eq!(parse(&plain, "a", &choices(&plain)), Ok(json!("a")));
+        assert_eq!(
+            parse(&plain, "c", &choices(&plain)),
+            Err("choose among: a, b".to_owned())
+        );
+        // Titled (2025-11-25): the value or its title, in any case.
+        let titled = json!({"type": "string", "oneOf": [{"const": "hero-1", "title": "Superman"},
+                                                        {"const": "hero-2", "title": "Green Lantern"}]});
+        assert_eq!(
+            parse(&titled, "green lantern", &choices(&titled)),
+            Ok(json!("hero-2"))
+        );
+        assert_eq!(
+            parse(&titled, "hero-1", &choices(&titled)),
+            Ok(json!("hero-1"))
+        );
+        assert_eq!(choices(&titled)[0].shown(), "hero-1=Superman");
+        // Legacy enumNames.
+        let legacy =
+            json!({"type": "string", "enum": ["pet-1", "pet-2"], "enumNames": ["Cats", "Dogs"]});
+        assert_eq!(
+            parse(&legacy, "Dogs", &choices(&legacy)),
+            Ok(json!("pet-2"))
+        );
+    }
+
+    #[test]
+    fn multiple_choices_are_separated_by_commas() {
+        let untitled = json!({"type": "array", "minItems": 1, "maxItems": 2,
+                              "items": {"type": "string", "enum": ["Guitar", "Piano", "Drums"]}});
+        let options = choices(&untitled);
+        assert_eq!(
+            parse(&untitled, "Piano, Drums", &options),
+            Ok(json!(["Piano", "Drums"]))
+        );
+        assert_eq!(
+            parse(&untitled, "Piano, Drums, Guitar", &options),
+            Err("give at most 2".to_owned())
+        );
+        assert_eq!(
+            parse(&untitled, " , ", &options),
+            Err("give at least 1".to_owned())
+        );
+        assert!(parse(&untitled, "Banjo", &options).is_err());
+        let titled = json!({"type": "array", "items": {"anyOf": [{"const": "fish-1", "title": "Tuna"},
+                                                                  {"const": "fish-2", "title": "Salmon"}]}});
+        assert_eq!(
+            parse(&titled, "salmon,fish-1", &choices(&titled)),
+            Ok(json!(["fish-2", "fish-1"]))
+        );
     }
 }

@@ -112,3 +112,87 @@ async fn chat_asks_before_each_tool_call_and_renders_the_answer() {
         ]
     );
 }
+
+#[test]
+fn a_server_question_is_a_form_in_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let everything = common::peers().join("npm/node_modules/.bin/mcp-server-everything");
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"everything": {{"command": "node", "args": ["{}", "stdio"]}}}}}}"#,
+            everything.display()
+        ),
+    )
+    .unwrap();
+    let mut terminal = prise_in_terminal(
+        home.path(),
+        &["call", "everything__trigger-elicitation-request"],
+    );
+    terminal.expect("server everything asks: Please provide inputs for the following fields:");
+    terminal.expect("Ctrl-D declines)\r\n");
+    // The fields in the server's order: (prompt ending, what the person types).
+    let steps = [
+        ("name (String): ", ""), // required: asked again
+        ("name is required\r\n  name (String): ", "Ada Lovelace"),
+        ("check (Boolean): ", "yes"),
+        ("[It was a dark and stormy night.]: ", ""),
+        ("email (String with email format): ", ""),
+        ("homepage (String with uri format): ", ""),
+        ("birthdate (String with date format): ", ""),
+        ("integer (Integer) [42]: ", "seven"),
+        ("enter a whole number\r\n  integer (Integer) [42]: ", "7"),
+        ("[3.14]: ", "2.5"),
+        ("[Monica]: ", ""),
+        ("(several, separated by commas) [Guitar]: ", "Piano, drums"),
+        ("choose among: Guitar, Piano, Violin, Drums, Bass\r\n", ""),
+        ("(several, separated by commas) [Guitar]: ", "Piano, Drums"),
+        (
+            "titledSingleSelectEnum (Titled Single Select Enum) {hero-1=Superman|hero-2=Green Lantern|hero-3=Wonder Woman} [hero-1]: ",
+            "wonder woman",
+        ),
+        (
+            "{fish-1=Tuna|fish-2=Salmon|fish-3=Trout} (several, separated by commas) [fish-1]: ",
+            "salmon",
+        ),
+        (
+            "{pet-1=Cats|pet-2=Dogs|pet-3=Birds|pet-4=Fish|pet-5=Reptiles} [pet-1]: ",
+            "dogs",
+        ),
+    ];
+    for (prompt, typed) in steps {
+        terminal.expect(prompt);
+        if !prompt.ends_with("\r\n") {
+            terminal.send(&format!("{typed}\r"));
+        }
+    }
+    let status = terminal.wait();
+    let screen = terminal.output();
+    assert!(status.success(), "{screen}");
+    for shown in [
+        "User provided the requested information!",
+        "- Name: Ada Lovelace",
+        "- Agreed to terms: true",
+        "- Favorite Integer: 7",
+        "- Favorite Number: 2.5",
+        r#""titledSingleSelectEnum": "hero-3""#,
+        r#""firstLine": "It was a dark and stormy night.""#,
+        r#""legacyTitledEnum": "pet-2""#,
+    ] {
+        assert!(screen.contains(shown), "{shown:?} not in:\n{screen}");
+    }
+    let multi = screen
+        .split(r#""untitledMultipleSelectEnum": ["#)
+        .nth(1)
+        .unwrap();
+    let multi: String = multi[..multi.find(']').unwrap()]
+        .split_whitespace()
+        .collect();
+    assert_eq!(multi, r#""Piano","Drums""#);
+    let fish = screen
+        .split(r#""titledMultipleSelectEnum": ["#)
+        .nth(1)
+        .unwrap();
+    let fish: String = fish[..fish.find(']').unwrap()].split_whitespace().collect();
+    assert_eq!(fish, r#""fish-2""#);
+}
