@@ -796,3 +796,61 @@ async fn images_from_tools_reach_models_that_see() {
     assert!(!request.body.to_string().contains("image_url"));
     assert!(tool_messages(request)[0].contains("[an image, image/png]"));
 }
+
+/// One model turn that calls several tools at once.
+fn tool_calls(calls: &[(&str, &str, serde_json::Value)]) -> Scripted {
+    let deltas = calls
+        .iter()
+        .enumerate()
+        .map(|(index, (id, name, arguments))| {
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": id, "type": "function",
+                "function": {"name": name, "arguments": arguments.to_string()}}]}}]})
+        })
+        .chain([json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})])
+        .collect();
+    Scripted::Stream(deltas)
+}
+
+#[tokio::test]
+async fn calls_of_one_turn_run_at_once_and_long_names_map_back() {
+    let home = tempfile::tempdir().unwrap();
+    // "meet" answers only when two calls are in flight: run one after the other, the
+    // first would time out (after 5 s) instead of answering "met".
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"m": {{"command": "python3", "args": ["{}", "meet"], "timeout": 5}}}},
+                "approval": {{"default": "allow"}}}}"#,
+            common::bad_server().display()
+        ),
+    )
+    .unwrap();
+    let long = format!("m__a_tool_whose_name_goes_on_{}x", "and_on_".repeat(10));
+    assert_eq!(long.len(), 100);
+    let short = prise_agent::model_name(&long);
+    assert_eq!(short.len(), 64);
+    let model = ScriptedModel::start(vec![
+        tool_calls(&[
+            ("c1", "m__meet", json!({"message": "a"})),
+            ("c2", "m__meet", json!({"message": "b"})),
+            ("c3", &short, json!({"message": "long"})),
+        ]),
+        answer("All three answered."),
+    ])
+    .await;
+    let out = succeed(home.path(), run_args(&model, &["-p", "go"])).await;
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "All three answered.\n"
+    );
+    let requests = model.requests();
+    let offered: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(offered, ["m__meet", short.as_str()]);
+    // Results in the order of the calls; the shortened name reached the right tool.
+    assert_eq!(tool_messages(&requests[1]), ["met", "met", "echo: long"]);
+}
