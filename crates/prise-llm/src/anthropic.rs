@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
-use crate::send::{http_client, post_with_retries};
+use crate::send::{complete_with_retries, http_client};
 use crate::spec::Endpoint;
 use crate::types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
@@ -65,9 +65,16 @@ impl Anthropic {
             headers.push(("x-api-key", key.clone()));
         }
         let url = format!("{}/messages", self.endpoint.base_url);
-        let response =
-            post_with_retries(&self.client, &url, &body, &headers, &self.retry, events).await?;
-        read_stream(response, events).await
+        complete_with_retries(
+            &self.client,
+            &url,
+            &body,
+            &headers,
+            &self.retry,
+            events,
+            |response, events| Box::pin(read_stream(response, events)),
+        )
+        .await
     }
 }
 
@@ -176,7 +183,7 @@ async fn read_stream(
     let mut stop = StopReason::End;
     let mut usage = Usage::default();
     while let Some(event) = stream.next().await {
-        let event = event.map_err(|e| ModelError::Protocol(format!("the stream broke: {e}")))?;
+        let event = event.map_err(|e| ModelError::Interrupted(format!("the stream broke: {e}")))?;
         let Some(data) = event.data else { continue };
         if data.trim() == "[DONE]" {
             break;
@@ -231,10 +238,18 @@ async fn read_stream(
             "error" => {
                 let message = event["error"]["message"]
                     .as_str()
-                    .unwrap_or("unknown error");
-                return Err(ModelError::Protocol(format!(
-                    "the model reported an error mid-stream: {message}"
-                )));
+                    .unwrap_or("unknown error")
+                    .to_owned();
+                // Overloaded, rate-limited or a server error may pass; a bad request
+                // will not.
+                return Err(match event["error"]["type"].as_str() {
+                    Some("overloaded_error" | "api_error" | "rate_limit_error") => {
+                        ModelError::Interrupted(message)
+                    }
+                    _ => ModelError::Protocol(format!(
+                        "the model reported an error mid-stream: {message}"
+                    )),
+                });
             }
             _ => {} // ping, content_block_stop
         }

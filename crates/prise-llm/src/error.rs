@@ -31,6 +31,10 @@ pub enum ModelError {
         /// The last failure.
         last: String,
     },
+    /// The reply broke off with an error worth another try (overloaded, a server
+    /// error, a dropped connection).
+    #[error("the model's reply broke off: {0}")]
+    Interrupted(String),
     /// The reply could not be understood.
     #[error("the model's reply could not be read: {0}")]
     Protocol(String),

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
 use crate::schema::SchemaDialect;
-use crate::send::{http_client, post_with_retries};
+use crate::send::{complete_with_retries, http_client};
 use crate::spec::Endpoint;
 use crate::types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
@@ -98,28 +98,41 @@ impl OpenAiCompatible {
             Some(key) => vec![("authorization", format!("Bearer {key}"))],
             None => Vec::new(),
         };
-        let response =
-            post_with_retries(&self.client, &self.url(), &body, &auth, &self.retry, events).await?;
-        let streaming = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| ct.starts_with("text/event-stream"));
-        if streaming {
-            read_stream(response, events).await
-        } else {
-            // Some servers ignore `stream` and answer in one piece.
-            let value: Value = response
-                .json()
-                .await
-                .map_err(|e| ModelError::Protocol(e.to_string()))?;
-            let reply = whole_reply(&value)?;
-            if !reply.text.is_empty() {
-                events(ModelEvent::TextDelta(reply.text.clone()));
-            }
-            Ok(reply)
-        }
+        complete_with_retries(
+            &self.client,
+            &self.url(),
+            &body,
+            &auth,
+            &self.retry,
+            events,
+            |response, events| Box::pin(read_reply(response, events)),
+        )
+        .await
     }
+}
+
+/// The reply, streamed or (from servers that ignore `stream`) in one piece.
+async fn read_reply(
+    response: reqwest::Response,
+    events: &mut (dyn FnMut(ModelEvent) + Send),
+) -> Result<Reply, ModelError> {
+    let streaming = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("text/event-stream"));
+    if streaming {
+        return read_stream(response, events).await;
+    }
+    let value: Value = response
+        .json()
+        .await
+        .map_err(|e| ModelError::Interrupted(e.to_string()))?;
+    let reply = whole_reply(&value)?;
+    if !reply.text.is_empty() {
+        events(ModelEvent::TextDelta(reply.text.clone()));
+    }
+    Ok(reply)
 }
 
 /// The request body: the conversation in OpenAI's shape, streaming with usage.
@@ -219,7 +232,7 @@ async fn read_stream(
     let mut stop = None;
     let mut usage = None;
     while let Some(event) = stream.next().await {
-        let event = event.map_err(|e| ModelError::Protocol(format!("the stream broke: {e}")))?;
+        let event = event.map_err(|e| ModelError::Interrupted(format!("the stream broke: {e}")))?;
         let Some(data) = event.data else { continue };
         if data.trim() == "[DONE]" {
             break;
@@ -227,9 +240,17 @@ async fn read_stream(
         let chunk: Value = serde_json::from_str(&data)
             .map_err(|e| ModelError::Protocol(format!("bad chunk {data:?}: {e}")))?;
         if let Some(error) = chunk.get("error") {
-            return Err(ModelError::Protocol(format!(
-                "the model reported an error mid-stream: {error}"
-            )));
+            // A bad request is not worth repeating; anything else (overload, a server
+            // error) may pass.
+            let kind = format!("{} {}", error["type"], error["code"]);
+            let message = error["message"]
+                .as_str()
+                .map_or_else(|| error.to_string(), str::to_owned);
+            return Err(if kind.contains("invalid") {
+                ModelError::Protocol(format!("the model reported an error mid-stream: {message}"))
+            } else {
+                ModelError::Interrupted(message)
+            });
         }
         if let Some(u) = chunk.get("usage").filter(|u| !u.is_null()) {
             usage = Some(Usage {

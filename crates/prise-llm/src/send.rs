@@ -1,12 +1,14 @@
-//! Posting to a provider, with retries: shared by every provider.
+//! Asking a provider, with retries: shared by every provider.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::error::ModelError;
 use crate::retry::{RetryPolicy, retryable};
-use crate::types::ModelEvent;
+use crate::types::{ModelEvent, Reply};
 
 /// An HTTP client for a provider.
 pub(crate) fn http_client() -> Result<reqwest::Client, ModelError> {
@@ -18,16 +20,27 @@ pub(crate) fn http_client() -> Result<reqwest::Client, ModelError> {
         .map_err(|e| ModelError::Protocol(format!("cannot build an HTTP client: {e}")))
 }
 
-/// POSTs `body` as JSON with `headers`, retrying what is worth retrying (see
-/// [`RetryPolicy`]); reports each retry to `events`.
-pub(crate) async fn post_with_retries(
+/// Reads a streamed reply, sending text deltas to the events as they come.
+pub(crate) type ReadReply =
+    for<'a> fn(
+        reqwest::Response,
+        &'a mut (dyn FnMut(ModelEvent) + Send),
+    ) -> Pin<Box<dyn Future<Output = Result<Reply, ModelError>> + Send + 'a>>;
+
+/// One model turn: POSTs `body` as JSON with `headers` and reads the reply with `read`,
+/// trying again what is worth it (see [`RetryPolicy`]) and reporting each retry to
+/// `events`. A stream that breaks off ([`ModelError::Interrupted`]) before any text
+/// was shown is asked again within the same budget of tries, so nobody sees text twice;
+/// after text was shown, the error stands.
+pub(crate) async fn complete_with_retries(
     client: &reqwest::Client,
     url: &str,
     body: &Value,
     headers: &[(&str, String)],
     retry: &RetryPolicy,
     events: &mut (dyn FnMut(ModelEvent) + Send),
-) -> Result<reqwest::Response, ModelError> {
+    read: ReadReply,
+) -> Result<Reply, ModelError> {
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -36,7 +49,17 @@ pub(crate) async fn post_with_retries(
             request = request.header(*name, value);
         }
         let (reason, retry_after) = match request.send().await {
-            Ok(response) if response.status().is_success() => return Ok(response),
+            Ok(response) if response.status().is_success() => {
+                let mut shown = false;
+                let mut watch = |event: ModelEvent| {
+                    shown |= matches!(event, ModelEvent::TextDelta(_));
+                    events(event);
+                };
+                match read(response, &mut watch).await {
+                    Err(ModelError::Interrupted(reason)) if !shown => (reason, None),
+                    outcome => return outcome,
+                }
+            }
             Ok(response) => {
                 let status = response.status().as_u16();
                 let retry_after = response

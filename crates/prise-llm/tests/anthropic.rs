@@ -75,3 +75,43 @@ async fn text_and_a_tool_call_from_the_event_stream() {
         json!([{"role": "user", "content": [{"type": "text", "text": "time?"}]}])
     );
 }
+
+/// Anthropic reports overload inside a 200 stream, as an `error` event: asked again.
+#[tokio::test]
+async fn an_overloaded_event_before_any_text_is_retried() {
+    let model = ScriptedModel::start(vec![
+        Scripted::Stream(vec![
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 5, "output_tokens": 1}}}),
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        ]),
+        Scripted::Stream(vec![
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Here."}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+            json!({"type": "message_stop"}),
+        ]),
+    ])
+    .await;
+    let endpoint = Endpoint {
+        base_url: model.url.clone(),
+        api_key: Some("sk-ant-test".into()),
+    };
+    let mut retries = 0;
+    let reply = Anthropic::new(endpoint, "claude-test")
+        .unwrap()
+        .with_retry(prise_llm::RetryPolicy {
+            first: std::time::Duration::from_millis(10),
+            cap: std::time::Duration::from_secs(1),
+            max_tries: 3,
+        })
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |e| {
+            if matches!(e, ModelEvent::Retrying { .. }) {
+                retries += 1;
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "Here.");
+    assert_eq!(retries, 1);
+    assert_eq!(model.requests().len(), 2);
+}

@@ -180,6 +180,59 @@ async fn server_errors_are_retried_with_backoff_until_the_limit() {
 }
 
 #[tokio::test]
+async fn a_stream_that_breaks_off_before_any_text_is_asked_again() {
+    let broken = || {
+        Scripted::Stream(vec![
+            json!({"error": {"message": "Provider overloaded", "code": 502}}),
+        ])
+    };
+    let model = ScriptedModel::start(vec![broken(), Scripted::Stream(vec![delta("fine")])]).await;
+    let mut retries = Vec::new();
+    let reply = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |e| {
+            if let ModelEvent::Retrying { reason, .. } = e {
+                retries.push(reason)
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "fine");
+    assert_eq!(retries, ["Provider overloaded"]);
+    assert_eq!(model.requests().len(), 2);
+
+    // Once text was shown, asking again would show it twice: the error stands.
+    let model = ScriptedModel::start(vec![
+        Scripted::Stream(vec![
+            delta("Half an ans"),
+            json!({"error": {"message": "Provider overloaded"}}),
+        ]),
+        Scripted::Stream(vec![delta("never asked")]),
+    ])
+    .await;
+    let error = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model's reply broke off: Provider overloaded"
+    );
+    assert_eq!(model.requests().len(), 1);
+
+    // A bad request reported mid-stream is not repeated.
+    let model = ScriptedModel::start(vec![Scripted::Stream(vec![
+        json!({"error": {"message": "context too long", "type": "invalid_request_error"}}),
+    ])])
+    .await;
+    let error = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ModelError::Protocol(_)), "{error}");
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[tokio::test]
 async fn a_bad_request_is_not_retried() {
     let model = ScriptedModel::start(vec![Scripted::Status(
         400,
