@@ -46,7 +46,7 @@ impl ModelError {
         match self {
             ModelError::Unreachable { .. } => Some(
                 "start the model server (e.g. `ollama serve`), or point prise elsewhere with --base-url, \
-                 OPENAI_BASE_URL or OLLAMA_HOST"
+                 \"baseUrl\" in the config's \"model\" section, OPENAI_BASE_URL or OLLAMA_HOST"
                     .to_owned(),
             ),
             ModelError::Rejected { status: 401 | 403, .. } => {
