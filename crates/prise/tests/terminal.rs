@@ -29,10 +29,13 @@ fn answer(text: &str) -> Scripted {
 }
 
 /// `prise ARGS` as `common::prise` sets it up (empty home, nothing inherited), in a
-/// terminal.
+/// terminal that is its controlling terminal (util-linux `setsid --ctty`), so that
+/// Ctrl-C typed there is a SIGINT, as for a person.
 fn prise_in_terminal(home: &Path, args: &[&str]) -> Pty {
-    let mut command = Command::new(common::prise_bin());
+    let mut command = Command::new("setsid");
     command
+        .arg("--ctty")
+        .arg(common::prise_bin())
         .args(args)
         .env_clear()
         .env("HOME", home)
@@ -195,4 +198,68 @@ fn a_server_question_is_a_form_in_the_terminal() {
         .unwrap();
     let fish: String = fish[..fish.find(']').unwrap()].split_whitespace().collect();
     assert_eq!(fish, r#""fish-2""#);
+}
+
+#[tokio::test]
+async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}},
+                "approval": {{"default": "allow"}}}}"#,
+            common::bad_server().display()
+        ),
+    )
+    .unwrap();
+    // bad__slow never answers unless cancelled.
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "bad__slow", json!({})),
+        answer("Back."),
+    ])
+    .await;
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let (status, screen) = tokio::task::spawn_blocking(move || {
+        let mut terminal = prise_in_terminal(
+            &home_path,
+            &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
+        );
+        terminal.expect("› ");
+        terminal.send("wait for it\r");
+        terminal.expect("→ bad__slow {}");
+        terminal.send("\x03");
+        terminal.expect("(cancelled)");
+        terminal.expect("› ");
+        terminal.send("and now?\r");
+        terminal.expect("Back.");
+        terminal.expect("› ");
+        terminal.send("/quit\r");
+        let status = terminal.wait();
+        (status, terminal.output())
+    })
+    .await
+    .unwrap();
+    assert!(status.success(), "{screen}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    // The call that never finished is answered as cancelled, so the provider accepts
+    // the history; the next question follows it.
+    assert_eq!(tool_results(&requests[1]), ["error: cancelled by the user"]);
+    let last = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last, json!({"role": "user", "content": "and now?"}));
+    // The server was told (it writes what it receives to its stderr, which prise logs).
+    let log = home.path().join(".local/state/prise/logs/bad.log");
+    assert!(
+        common::wait_until(std::time::Duration::from_secs(10), || {
+            std::fs::read_to_string(&log).is_ok_and(|text| text.contains("cancelled: "))
+        }),
+        "no notifications/cancelled in {}",
+        log.display()
+    );
 }
