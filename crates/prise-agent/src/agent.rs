@@ -309,7 +309,7 @@ impl Agent {
     /// and images, or an error it can act on. Nothing here fails the run.
     async fn call(&self, call: &ToolCall) -> Message {
         let (text, images) = if call.name == READ_RESOURCE {
-            (self.read_resource(call).await, Vec::new())
+            self.read_resource(call).await
         } else {
             self.call_tool(call).await
         };
@@ -406,49 +406,47 @@ impl Agent {
     }
 
     /// The built-in `read_resource(uri)`.
-    async fn read_resource(&self, call: &ToolCall) -> String {
+    async fn read_resource(&self, call: &ToolCall) -> (String, Vec<Image>) {
         let uri = serde_json::from_str::<serde_json::Value>(&call.arguments)
             .ok()
             .and_then(|v| v.get("uri").and_then(|u| u.as_str()).map(str::to_owned));
         let Some(uri) = uri else {
-            return format!(
+            let text = format!(
                 "error: read_resource needs {{\"uri\": \"...\"}}, got {}",
                 call.arguments
             );
+            return (text, Vec::new());
         };
         if let Err(why) = self
             .approvals
             .check(READ_RESOURCE, true, &call.arguments)
             .await
         {
-            return format!("error: this call was not run: {why}");
+            return (format!("error: this call was not run: {why}"), Vec::new());
         }
         self.emit(AgentEvent::ToolStart {
             name: READ_RESOURCE.to_owned(),
             arguments: call.arguments.clone(),
         });
         let started = Instant::now();
+        let mut images = Vec::new();
         let (ok, text) = match self.mounts.read_resource(&uri, None).await {
             Ok(result) => {
+                // One resource read by its URI needs no label; several do.
+                let labelled = result.contents.len() > 1;
                 let parts: Vec<String> = result
                     .contents
                     .iter()
-                    .map(|c| match c {
-                        ResourceContents::TextResourceContents { text, .. } => text.clone(),
-                        ResourceContents::BlobResourceContents { uri, mime_type, .. } => {
-                            format!(
-                                "[binary resource {uri}, {}]",
-                                mime_type.as_deref().unwrap_or("unknown type")
-                            )
-                        }
-                        _ => "[a resource of another kind]".to_owned(),
-                    })
+                    .map(|contents| resource_text(contents, labelled, &mut images))
                     .collect();
                 (true, parts.join("\n"))
             }
             Err(e) => (false, format!("error: {e}")),
         };
-        self.finish(READ_RESOURCE.to_owned(), ok, started, text)
+        (
+            self.finish(READ_RESOURCE.to_owned(), ok, started, text),
+            images,
+        )
     }
 }
 
@@ -461,29 +459,12 @@ fn result_content(result: &CallToolResult) -> (String, Vec<Image>) {
     for block in &result.content {
         parts.push(match block {
             ContentBlock::Text(text) => text.text.clone(),
-            ContentBlock::Image(image) if image.data.len() / 4 * 3 > MAX_IMAGE_BYTES => format!(
-                "[an image, {}, {} KiB: too large to pass on]",
-                image.mime_type,
-                image.data.len() / 4 * 3 / 1024
-            ),
-            ContentBlock::Image(image) => {
-                images.push(Image {
-                    mime_type: image.mime_type.clone(),
-                    data: image.data.clone(),
-                });
-                format!("[an image, {}]", image.mime_type)
-            }
+            ContentBlock::Image(image) => image_note(&image.mime_type, &image.data, &mut images),
             ContentBlock::Audio(audio) => format!("[audio, {}]", audio.mime_type),
             ContentBlock::ResourceLink(link) => format!("[resource {}]", link.uri),
-            ContentBlock::Resource(embedded) => match &embedded.resource {
-                ResourceContents::TextResourceContents { uri, text, .. } => {
-                    format!("[resource {uri}]\n{text}")
-                }
-                ResourceContents::BlobResourceContents { uri, .. } => {
-                    format!("[binary resource {uri}]")
-                }
-                _ => "[a resource]".to_owned(),
-            },
+            ContentBlock::Resource(embedded) => {
+                resource_text(&embedded.resource, true, &mut images)
+            }
             _ => "[content of another kind]".to_owned(),
         });
     }
@@ -493,6 +474,53 @@ fn result_content(result: &CallToolResult) -> (String, Vec<Image>) {
         parts.push(structured.to_string());
     }
     (parts.join("\n"), images)
+}
+
+/// A resource's contents for the model: its text (under its URI when `labelled`); an
+/// image apart (see [`image_note`]); other binary contents named.
+fn resource_text(contents: &ResourceContents, labelled: bool, images: &mut Vec<Image>) -> String {
+    let label = |uri: &str| {
+        if labelled {
+            format!("[resource {uri}]\n")
+        } else {
+            String::new()
+        }
+    };
+    match contents {
+        ResourceContents::TextResourceContents { uri, text, .. } => {
+            format!("{}{text}", label(uri))
+        }
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type: Some(mime_type),
+            blob,
+            ..
+        } if mime_type.starts_with("image/") => {
+            format!("{}{}", label(uri), image_note(mime_type, blob, images))
+        }
+        ResourceContents::BlobResourceContents { uri, mime_type, .. } => format!(
+            "[binary resource {uri}, {}]",
+            mime_type.as_deref().unwrap_or("unknown type")
+        ),
+        _ => "[a resource of another kind]".to_owned(),
+    }
+}
+
+/// Keeps an image (base64 `data`) for models that see, unless it is too large, and
+/// returns the note that stands for it in the text.
+fn image_note(mime_type: &str, data: &str, images: &mut Vec<Image>) -> String {
+    let bytes = data.len() / 4 * 3;
+    if bytes > MAX_IMAGE_BYTES {
+        return format!(
+            "[an image, {mime_type}, {} KiB: too large to pass on]",
+            bytes / 1024
+        );
+    }
+    images.push(Image {
+        mime_type: mime_type.to_owned(),
+        data: data.to_owned(),
+    });
+    format!("[an image, {mime_type}]")
 }
 
 /// Cuts `text` to `max` characters, saying so and, when `dir` is given, where the
@@ -526,7 +554,44 @@ fn cap(text: String, max: usize, dir: Option<&std::path::Path>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::cap;
+    use super::{MAX_IMAGE_BYTES, ResourceContents, cap, resource_text};
+
+    fn contents(value: serde_json::Value) -> ResourceContents {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn image_resources_are_passed_on_and_other_blobs_named() {
+        let mut images = Vec::new();
+        let png = contents(
+            serde_json::json!({"uri": "shot://1", "mimeType": "image/png", "blob": "iVBORw0KGgo="}),
+        );
+        assert_eq!(
+            resource_text(&png, true, &mut images),
+            "[resource shot://1]\n[an image, image/png]"
+        );
+        assert_eq!(images.len(), 1);
+        assert_eq!(images[0].data, "iVBORw0KGgo=");
+        let huge = contents(
+            serde_json::json!({"uri": "shot://2", "mimeType": "image/png",
+            "blob": "A".repeat(MAX_IMAGE_BYTES / 3 * 4 + 8)}),
+        );
+        assert!(resource_text(&huge, false, &mut images).contains("too large to pass on"));
+        let zip = contents(
+            serde_json::json!({"uri": "f://a.zip", "mimeType": "application/zip", "blob": "UEsDBA=="}),
+        );
+        assert_eq!(
+            resource_text(&zip, false, &mut images),
+            "[binary resource f://a.zip, application/zip]"
+        );
+        assert_eq!(images.len(), 1, "only the first image is kept");
+        let text = contents(serde_json::json!({"uri": "notes://a", "text": "hello"}));
+        assert_eq!(resource_text(&text, false, &mut images), "hello");
+        assert_eq!(
+            resource_text(&text, true, &mut images),
+            "[resource notes://a]\nhello"
+        );
+    }
 
     #[test]
     fn long_outputs_are_cut_with_a_note() {
