@@ -33,31 +33,11 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
     let (mut session, messages) = Session::open(resume.flatten(), matches!(resume, Some(None)))?;
     let resumed = messages.len();
     agent.resume(messages);
-    let mut events = agent.subscribe();
     let interactive = std::io::stdin().is_terminal();
     // Answers are rendered as Markdown for a person, and left as written for a pipe
     // (or when NO_COLOR asks for plain text).
     let styled = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    tokio::spawn(async move {
-        let mut markdown = TerminalMarkdown::new();
-        while let Some(event) = events.recv().await {
-            let text = match event {
-                AgentEvent::ModelDelta(text) if styled => markdown.push(&text),
-                AgentEvent::ModelDelta(text) => text,
-                // A turn cancelled mid-answer leaves styles open: the next starts clean.
-                AgentEvent::TurnEnd { .. } | AgentEvent::TurnStart { .. } if styled => {
-                    markdown.finish()
-                }
-                other => {
-                    print_trace(&other);
-                    continue;
-                }
-            };
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
-        }
-    });
+    tokio::spawn(print_events(agent.subscribe(), styled));
     if interactive && resumed > 0 {
         eprintln!("resumed session {} ({resumed} messages)", session.id);
     }
@@ -77,49 +57,35 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
         let Some(line) = lines.recv().await.flatten() else {
             break;
         };
-        let line = line.trim();
-        let prompt = match line {
-            "" => continue,
-            "/quit" | "/exit" => break,
-            "/help" => {
+        let prompt = match Input::parse(&line) {
+            Input::Nothing => continue,
+            Input::Quit => break,
+            Input::Ask(text) => text.to_owned(),
+            Input::Prompt(command) => match prompt_text(&mounts, command).await {
+                Ok(text) => text,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    continue;
+                }
+            },
+            Input::Help => {
                 eprintln!("{HELP}");
                 continue;
             }
-            "/clear" => {
+            Input::Clear => {
                 agent.clear();
                 eprintln!("(conversation cleared)");
                 continue;
             }
-            "/tools" => {
-                for tool in mounts.tools() {
-                    println!(
-                        "{}  {}",
-                        tool.name,
-                        tool.tool
-                            .description
-                            .as_deref()
-                            .unwrap_or("")
-                            .lines()
-                            .next()
-                            .unwrap_or("")
-                    );
-                }
+            Input::Tools => {
+                print_tools(&mounts);
                 continue;
             }
-            "/servers" => {
-                for (name, state) in mounts.states() {
-                    println!(
-                        "{name}  {}",
-                        match state {
-                            prise_mcp::ServerState::Ready => "ready".to_owned(),
-                            prise_mcp::ServerState::Failed(e) => format!("failed: {}", e.cause),
-                            prise_mcp::ServerState::Disabled => "disabled".to_owned(),
-                        }
-                    );
-                }
+            Input::Servers => {
+                print_servers(&mounts);
                 continue;
             }
-            "/save" => {
+            Input::Save => {
                 match session.save(agent.history()) {
                     Ok(()) => eprintln!(
                         "(saved in {}; continue with: prise chat --resume {})",
@@ -130,28 +96,18 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
                 }
                 continue;
             }
-            command if command.starts_with("/save ") => {
-                let path = Path::new(command["/save ".len()..].trim());
+            Input::SaveTranscript(path) => {
+                let path = Path::new(path);
                 match write_new(path, &transcript(agent.history())) {
                     Ok(()) => eprintln!("(transcript written to {})", path.display()),
                     Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),
                 }
                 continue;
             }
-            command if command.starts_with("/prompt") => {
-                match prompt_text(&mounts, command).await {
-                    Ok(text) => text,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        continue;
-                    }
-                }
-            }
-            command if command.starts_with('/') => {
+            Input::Unknown(command) => {
                 eprintln!("unknown command {command}; {HELP}");
                 continue;
             }
-            text => text.to_owned(),
         };
         tokio::select! {
             outcome = agent.run(&prompt) => {
@@ -188,6 +144,95 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
         mounts.close().await;
     }
     Ok(())
+}
+
+/// One line typed in the chat.
+#[derive(Debug, PartialEq)]
+enum Input<'a> {
+    /// A blank line.
+    Nothing,
+    /// A question for the agent.
+    Ask(&'a str),
+    /// `/prompt NAME key=value...`, whole.
+    Prompt(&'a str),
+    Help,
+    Clear,
+    Tools,
+    Servers,
+    /// `/save`: save the session now and say where.
+    Save,
+    /// `/save FILE`: write a Markdown transcript.
+    SaveTranscript(&'a str),
+    Quit,
+    Unknown(&'a str),
+}
+
+impl<'a> Input<'a> {
+    fn parse(line: &'a str) -> Input<'a> {
+        let line = line.trim();
+        let (command, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let rest = rest.trim();
+        match command {
+            "" => Input::Nothing,
+            "/quit" | "/exit" => Input::Quit,
+            "/help" => Input::Help,
+            "/clear" => Input::Clear,
+            "/tools" => Input::Tools,
+            "/servers" => Input::Servers,
+            "/save" if rest.is_empty() => Input::Save,
+            "/save" => Input::SaveTranscript(rest),
+            "/prompt" => Input::Prompt(line),
+            command if command.starts_with('/') => Input::Unknown(command),
+            _ => Input::Ask(line),
+        }
+    }
+}
+
+/// Prints the agent's events: answers on stdout as they stream, the tool trace on
+/// stderr.
+async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: bool) {
+    let mut markdown = TerminalMarkdown::new();
+    while let Some(event) = events.recv().await {
+        let text = match event {
+            AgentEvent::ModelDelta(text) if styled => markdown.push(&text),
+            AgentEvent::ModelDelta(text) => text,
+            // A turn cancelled mid-answer leaves styles open: the next starts clean.
+            AgentEvent::TurnEnd { .. } | AgentEvent::TurnStart { .. } if styled => {
+                markdown.finish()
+            }
+            other => {
+                print_trace(&other);
+                continue;
+            }
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+}
+
+/// `/tools`: each tool's exposed name and the first line of its description.
+fn print_tools(mounts: &prise_mcp::Mounts) {
+    for tool in mounts.tools() {
+        let description = tool.tool.description.as_deref().unwrap_or("");
+        println!(
+            "{}  {}",
+            tool.name,
+            description.lines().next().unwrap_or("")
+        );
+    }
+}
+
+/// `/servers`: each server and its state.
+fn print_servers(mounts: &prise_mcp::Mounts) {
+    for (name, state) in mounts.states() {
+        let state = match state {
+            prise_mcp::ServerState::Ready => "ready".to_owned(),
+            prise_mcp::ServerState::Failed(e) => format!("failed: {}", e.cause),
+            prise_mcp::ServerState::Disabled => "disabled".to_owned(),
+        };
+        println!("{name}  {state}");
+    }
 }
 
 /// Writes a file that must not exist yet: a transcript never replaces anything.
@@ -278,4 +323,29 @@ fn read_lines(
         }
     });
     (ready_tx, line_rx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Input;
+
+    #[test]
+    fn lines_are_questions_or_commands() {
+        assert_eq!(Input::parse("  "), Input::Nothing);
+        assert_eq!(
+            Input::parse(" what is /tmp for? "),
+            Input::Ask("what is /tmp for?")
+        );
+        assert_eq!(Input::parse("/save"), Input::Save);
+        assert_eq!(
+            Input::parse("/save  talk.md "),
+            Input::SaveTranscript("talk.md")
+        );
+        assert_eq!(
+            Input::parse("/prompt docs__cite_answer question=x"),
+            Input::Prompt("/prompt docs__cite_answer question=x")
+        );
+        assert_eq!(Input::parse("/exit"), Input::Quit);
+        assert_eq!(Input::parse("/tool"), Input::Unknown("/tool"));
+    }
 }
