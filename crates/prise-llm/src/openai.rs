@@ -269,10 +269,14 @@ async fn read_stream(
         for call in delta["tool_calls"].as_array().into_iter().flatten() {
             let index = call["index"].as_u64().unwrap_or(calls.len() as u64);
             let partial = calls.entry(index).or_default();
-            if let Some(id) = call["id"].as_str() {
-                partial.id.push_str(id);
+            // OpenAI sends the id and the name once, but some compatible servers repeat
+            // them in every delta of the call: a repeat is not more of the name.
+            if let Some(id) = call["id"].as_str().filter(|_| partial.id.is_empty()) {
+                partial.id = id.to_owned();
             }
-            if let Some(name) = call["function"]["name"].as_str() {
+            if let Some(name) = call["function"]["name"].as_str()
+                && name != partial.name
+            {
                 partial.name.push_str(name);
             }
             if let Some(arguments) = call["function"]["arguments"].as_str() {

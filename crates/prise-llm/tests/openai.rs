@@ -118,6 +118,35 @@ async fn parallel_tool_calls_are_assembled_by_index() {
     assert!(model.requests()[0].header("authorization").is_none());
 }
 
+/// Some compatible servers repeat the id and the name in every delta of a call.
+#[tokio::test]
+async fn repeated_ids_and_names_are_not_doubled() {
+    let chunk = |arguments: &str| {
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_x", "type": "function",
+            "function": {"name": "fs__read", "arguments": arguments}}]}}]})
+    };
+    let model = ScriptedModel::start(vec![Scripted::Stream(vec![
+        chunk("{\"path\":"),
+        chunk("\"a.txt\"}"),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    ])])
+    .await;
+    let reply = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "go")], &[], &mut |_| {})
+        .await
+        .unwrap();
+    assert_eq!(reply.tool_calls.len(), 1);
+    let call = &reply.tool_calls[0];
+    assert_eq!(
+        (
+            call.id.as_str(),
+            call.name.as_str(),
+            call.arguments.as_str()
+        ),
+        ("call_x", "fs__read", r#"{"path":"a.txt"}"#)
+    );
+}
+
 #[tokio::test]
 async fn rate_limits_are_retried_after_the_servers_delay() {
     let model = ScriptedModel::start(vec![
