@@ -38,6 +38,19 @@ pub struct TerminalMarkdown {
     previous: Option<char>,
 }
 
+/// `text` without the style codes at its end, to see where the cursor is.
+pub fn without_trailing_styles(mut text: &str) -> &str {
+    while text.ends_with('m')
+        && let Some(start) = text.rfind("\x1b[")
+        && text[start + 2..text.len() - 1]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ';')
+    {
+        text = &text[..start];
+    }
+    text
+}
+
 /// What the start of a line turned out to be.
 enum LineStart {
     /// Not enough text to tell.
@@ -385,6 +398,17 @@ mod tests {
             out.push_str(&md.finish());
             assert_eq!(tags(&out), tags(&whole), "deltas of {size} characters");
         }
+    }
+
+    #[test]
+    fn trailing_styles_are_seen_through() {
+        assert_eq!(without_trailing_styles("done\n\x1b[0m"), "done\n");
+        assert_eq!(
+            without_trailing_styles("a\x1b[1mb\x1b[22m\x1b[0m"),
+            "a\x1b[1mb"
+        );
+        assert_eq!(without_trailing_styles("5m"), "5m");
+        assert_eq!(without_trailing_styles(""), "");
     }
 
     #[test]

@@ -212,12 +212,15 @@ async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
         ),
     )
     .unwrap();
-    // bad__slow never answers unless cancelled.
-    let model = ScriptedModel::start(vec![
-        tool_call("c1", "bad__slow", json!({})),
-        answer("Back."),
-    ])
-    .await;
+    // bad__slow never answers unless cancelled. The model says something first.
+    let Scripted::Stream(mut slow) = tool_call("c1", "bad__slow", json!({})) else {
+        unreachable!()
+    };
+    slow.insert(
+        0,
+        json!({"choices": [{"index": 0, "delta": {"content": "Waiting."}}]}),
+    );
+    let model = ScriptedModel::start(vec![Scripted::Stream(slow), answer("Back.")]).await;
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let (status, screen) = tokio::task::spawn_blocking(move || {
@@ -227,7 +230,8 @@ async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
         );
         terminal.expect("› ");
         terminal.send("wait for it\r");
-        terminal.expect("→ bad__slow {}");
+        // The trace starts on a line of its own.
+        terminal.expect("Waiting.\r\n→ bad__slow {}");
         terminal.send("\x03");
         terminal.expect("(cancelled)");
         terminal.expect("› ");

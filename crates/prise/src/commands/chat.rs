@@ -192,6 +192,9 @@ impl<'a> Input<'a> {
 /// stderr.
 async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: bool) {
     let mut markdown = TerminalMarkdown::new();
+    // Whether the model's text left the cursor mid-line ("Let me check."), where a
+    // trace line must not be glued.
+    let mut mid_line = false;
     while let Some(event) = events.recv().await {
         let text = match event {
             AgentEvent::ModelDelta(text) if styled => markdown.push(&text),
@@ -200,11 +203,20 @@ async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: b
             AgentEvent::TurnEnd { .. } | AgentEvent::TurnStart { .. } if styled => {
                 markdown.finish()
             }
+            AgentEvent::TurnStart { .. } | AgentEvent::TurnEnd { .. } => continue,
             other => {
+                if mid_line {
+                    println!();
+                    mid_line = false;
+                }
                 print_trace(&other);
                 continue;
             }
         };
+        let visible = crate::markdown::without_trailing_styles(&text);
+        if !visible.is_empty() {
+            mid_line = !visible.ends_with('\n');
+        }
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
