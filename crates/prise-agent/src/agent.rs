@@ -64,6 +64,8 @@ pub enum AgentEvent {
     },
     /// More of the model's text.
     ModelDelta(String),
+    /// More of the model's reasoning, for models that show it; not part of the answer.
+    ModelReasoning(String),
     /// A model request failed and is being retried.
     ModelRetry {
         /// Why.
@@ -295,6 +297,7 @@ impl Agent {
             let Some(events) = &events else { return };
             let _ = events.send(match event {
                 ModelEvent::TextDelta(text) => AgentEvent::ModelDelta(text),
+                ModelEvent::ReasoningDelta(text) => AgentEvent::ModelReasoning(text),
                 ModelEvent::Retrying { reason, delay, .. } => {
                     AgentEvent::ModelRetry { reason, delay }
                 }

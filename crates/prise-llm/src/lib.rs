@@ -19,6 +19,7 @@ mod retry;
 mod schema;
 mod send;
 mod spec;
+mod think;
 mod types;
 
 pub use anthropic::Anthropic;

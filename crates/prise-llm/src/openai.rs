@@ -10,6 +10,7 @@ use crate::retry::RetryPolicy;
 use crate::schema::SchemaDialect;
 use crate::send::{complete_with_retries, http_client};
 use crate::spec::Endpoint;
+use crate::think::{Piece, ThinkSplitter};
 use crate::types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
 };
@@ -231,6 +232,7 @@ async fn read_stream(
     let mut calls: BTreeMap<u64, PartialCall> = BTreeMap::new();
     let mut stop = None;
     let mut usage = None;
+    let mut thoughts = ThinkSplitter::default();
     while let Some(event) = stream.next().await {
         let event = event.map_err(|e| ModelError::Interrupted(format!("the stream broke: {e}")))?;
         let Some(data) = event.data else { continue };
@@ -262,9 +264,17 @@ async fn read_stream(
             continue;
         };
         let delta = &choice["delta"];
+        // vLLM and llama.cpp name it reasoning_content, Ollama reasoning.
+        let reasoning = delta["reasoning_content"]
+            .as_str()
+            .or(delta["reasoning"].as_str());
+        if let Some(thought) = reasoning.filter(|r| !r.is_empty()) {
+            events(ModelEvent::ReasoningDelta(thought.to_owned()));
+        }
         if let Some(piece) = delta["content"].as_str().filter(|p| !p.is_empty()) {
-            text.push_str(piece);
-            events(ModelEvent::TextDelta(piece.to_owned()));
+            for piece in thoughts.push(piece) {
+                emit(piece, &mut text, events);
+            }
         }
         for call in delta["tool_calls"].as_array().into_iter().flatten() {
             let index = call["index"].as_u64().unwrap_or(calls.len() as u64);
@@ -286,6 +296,9 @@ async fn read_stream(
         if let Some(reason) = choice["finish_reason"].as_str() {
             stop = Some(stop_reason(reason));
         }
+    }
+    for piece in thoughts.finish() {
+        emit(piece, &mut text, events);
     }
     let tool_calls: Vec<ToolCall> = calls
         .into_values()
@@ -311,6 +324,17 @@ async fn read_stream(
         stop,
         usage,
     })
+}
+
+/// Sends a sorted piece of content on: text to the answer, thoughts aside.
+fn emit(piece: Piece, text: &mut String, events: &mut (dyn FnMut(ModelEvent) + Send)) {
+    match piece {
+        Piece::Text(piece) => {
+            text.push_str(&piece);
+            events(ModelEvent::TextDelta(piece));
+        }
+        Piece::Reasoning(thought) => events(ModelEvent::ReasoningDelta(thought)),
+    }
 }
 
 /// A non-streamed completion.
@@ -343,8 +367,18 @@ fn whole_reply(value: &Value) -> Result<Reply, ModelError> {
         input: u["prompt_tokens"].as_u64().unwrap_or(0),
         output: u["completion_tokens"].as_u64().unwrap_or(0),
     });
+    let mut thoughts = ThinkSplitter::default();
+    let mut pieces = thoughts.push(message["content"].as_str().unwrap_or_default());
+    pieces.extend(thoughts.finish());
+    let text = pieces
+        .into_iter()
+        .filter_map(|piece| match piece {
+            Piece::Text(text) => Some(text),
+            Piece::Reasoning(_) => None,
+        })
+        .collect();
     Ok(Reply {
-        text: message["content"].as_str().unwrap_or_default().to_owned(),
+        text,
         stop: choice["finish_reason"]
             .as_str()
             .map(stop_reason)

@@ -136,6 +136,9 @@ pub struct Reply {
 pub enum ModelEvent {
     /// More text.
     TextDelta(String),
+    /// More of the model's reasoning (a reasoning field, or `<think>` in the text): not
+    /// part of the answer.
+    ReasoningDelta(String),
     /// A request failed and will be retried after `delay`.
     Retrying {
         /// Which try failed, from 1.

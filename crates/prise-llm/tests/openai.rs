@@ -118,6 +118,47 @@ async fn parallel_tool_calls_are_assembled_by_index() {
     assert!(model.requests()[0].header("authorization").is_none());
 }
 
+#[tokio::test]
+async fn reasoning_is_set_apart_from_the_answer() {
+    // Qwen3 through a server without a reasoning parser: thoughts inline; then a
+    // server with one (reasoning_content, as vLLM and llama.cpp name it).
+    let model = ScriptedModel::start(vec![
+        Scripted::Stream(vec![
+            delta("<thi"),
+            delta("nk>Maybe 3?"),
+            delta(" No.</think>\n\n"),
+            delta("It is 4."),
+        ]),
+        Scripted::Stream(vec![
+            json!({"choices": [{"index": 0, "delta": {"reasoning_content": "Two and two."}}]}),
+            delta("4"),
+        ]),
+    ])
+    .await;
+    for expected in ["It is 4.", "4"] {
+        let mut thoughts = String::new();
+        let mut shown = String::new();
+        let reply = client(&model.url, None)
+            .complete(
+                &[Message::text(Role::User, "2+2?")],
+                &[],
+                &mut |e| match e {
+                    ModelEvent::ReasoningDelta(t) => thoughts.push_str(&t),
+                    ModelEvent::TextDelta(t) => shown.push_str(&t),
+                    _ => {}
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(reply.text, expected);
+        assert_eq!(shown, expected);
+        assert!(
+            thoughts == "Maybe 3? No." || thoughts == "Two and two.",
+            "{thoughts:?}"
+        );
+    }
+}
+
 /// Some compatible servers repeat the id and the name in every delta of a call.
 #[tokio::test]
 async fn repeated_ids_and_names_are_not_doubled() {

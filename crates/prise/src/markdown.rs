@@ -16,6 +16,8 @@ const UNDERLINE: &str = "\x1b[4m";
 const DIM: &str = "\x1b[2m";
 const CODE: &str = "\x1b[36m";
 const DEFAULT_COLOR: &str = "\x1b[39m";
+/// How a model's reasoning is shown: dim italics.
+pub const THOUGHT: &str = "\x1b[2;3m";
 /// Ends every style.
 pub const RESET: &str = "\x1b[0m";
 

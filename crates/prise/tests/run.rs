@@ -383,6 +383,34 @@ async fn tool_calls_written_as_text_by_small_models_are_recovered() {
 }
 
 #[tokio::test]
+async fn a_call_a_model_only_thought_about_is_not_made() {
+    let home = tempfile::tempdir().unwrap();
+    // With recovery on (a local model), JSON in the answer would be a call; inside
+    // <think> it is a thought, and the answer is what follows it.
+    let model = ScriptedModel::start(vec![answer(
+        "<think>Should I call {\"name\": \"docs__list_docs\", \"arguments\": {}}? No need.</think>\n\nNo tool needed: 4.",
+    )])
+    .await;
+    let out = succeed(
+        home.path(),
+        run_args(&model, &["--output", "stream-json", "-p", "2+2?"]),
+    )
+    .await;
+    assert_eq!(model.requests().len(), 1, "no tool call, so no second turn");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.iter().any(|l| l["type"] == "model-reasoning"
+        && l["text"].as_str().unwrap().contains("docs__list_docs")));
+    assert!(!lines.iter().any(|l| l["type"] == "tool-start"));
+    assert_eq!(
+        lines.last().unwrap(),
+        &json!({"type": "answer", "text": "No tool needed: 4."})
+    );
+}
+
+#[tokio::test]
 async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
     let home = tempfile::tempdir().unwrap();
     let weather =

@@ -195,10 +195,30 @@ async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: b
     // Whether the model's text left the cursor mid-line ("Let me check."), where a
     // trace line must not be glued.
     let mut mid_line = false;
+    // The answer starts on a line of its own after the thoughts.
+    let mut thinking = false;
     while let Some(event) = events.recv().await {
         let text = match event {
-            AgentEvent::ModelDelta(text) if styled => markdown.push(&text),
+            AgentEvent::ModelDelta(text) if styled => {
+                let text = markdown.push(&text);
+                if thinking && !text.is_empty() {
+                    thinking = false;
+                    if mid_line { format!("\n{text}") } else { text }
+                } else {
+                    text
+                }
+            }
             AgentEvent::ModelDelta(text) => text,
+            // Thoughts are shown dimmed to a person, and kept out of piped output.
+            AgentEvent::ModelReasoning(text) if styled => {
+                thinking = true;
+                format!(
+                    "{}{text}{}",
+                    crate::markdown::THOUGHT,
+                    crate::markdown::RESET
+                )
+            }
+            AgentEvent::ModelReasoning(_) => continue,
             // A turn cancelled mid-answer leaves styles open: the next starts clean.
             AgentEvent::TurnEnd { .. } | AgentEvent::TurnStart { .. } if styled => {
                 markdown.finish()

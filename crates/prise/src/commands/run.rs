@@ -121,6 +121,7 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
     match event {
         AgentEvent::TurnStart { turn } => json!({"type": "turn-start", "turn": turn}),
         AgentEvent::ModelDelta(text) => json!({"type": "model-delta", "text": text}),
+        AgentEvent::ModelReasoning(text) => json!({"type": "model-reasoning", "text": text}),
         AgentEvent::ModelRetry { reason, delay } => {
             json!({"type": "error", "retrying": true, "message": reason, "delayMs": ms(delay)})
         }
