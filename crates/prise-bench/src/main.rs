@@ -14,8 +14,33 @@ mod run;
 
 use std::path::PathBuf;
 
+const USAGE: &str = "usage: prise-bench [--smoke] [--out FILE.md]
+  runs the benchmark suite and writes FILE.md (default docs/BENCHMARKS.md) and
+  benchmarks.svg beside it; --smoke runs one iteration of everything";
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // Anything else is a mistake, and a full run rewrites the report: refuse first.
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--smoke" => {}
+            "--out" => {
+                if rest.next().is_none() {
+                    eprintln!("error: --out needs a file\n{USAGE}");
+                    std::process::exit(2);
+                }
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return;
+            }
+            other => {
+                eprintln!("error: unexpected argument {other:?}\n{USAGE}");
+                std::process::exit(2);
+            }
+        }
+    }
     let smoke = args.iter().any(|a| a == "--smoke");
     let out = prise_bench::arg(&args, "--out")
         .map(PathBuf::from)
