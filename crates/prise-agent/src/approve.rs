@@ -38,6 +38,9 @@ pub(crate) struct Approvals {
     yes: bool,
     approver: Option<Arc<dyn Approver>>,
     always: Mutex<HashSet<String>>,
+    /// One question at a time: the calls of a turn run in parallel, but a person answers
+    /// one prompt after another (and an "always" may answer the next question).
+    asking: tokio::sync::Mutex<()>,
 }
 
 impl Approvals {
@@ -47,7 +50,15 @@ impl Approvals {
             yes,
             approver,
             always: Mutex::default(),
+            asking: tokio::sync::Mutex::new(()),
         }
+    }
+
+    fn always(&self, tool: &str) -> bool {
+        self.always
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(tool)
     }
 
     /// `Ok(how)` when the call may run, `Err(why)` when it may not.
@@ -64,31 +75,21 @@ impl Approvals {
                 "allowed by policy"
             }),
             Decision::Deny => Err("denied by policy"),
-            Decision::Ask
-                if self
-                    .always
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .contains(tool) =>
-            {
-                Ok("allowed: always, this session")
-            }
+            Decision::Ask if self.always(tool) => Ok("allowed: always, this session"),
             Decision::Ask if self.yes => Ok("allowed: --yes"),
             Decision::Ask => match &self.approver {
                 None => Err(
                     "needs approval, and nobody can answer (not interactive; pass --yes to allow)",
                 ),
-                Some(approver) => match approver.ask(tool, arguments).await {
-                    Answer::Yes => Ok("allowed by the user"),
-                    Answer::Always => {
-                        self.always
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .insert(tool.to_owned());
-                        Ok("allowed by the user, always this session")
+                Some(approver) => {
+                    let _turn = self.asking.lock().await;
+                    if self.always(tool) {
+                        // Answered "always" while this call waited its turn.
+                        Ok("allowed: always, this session")
+                    } else {
+                        self.ask(approver.as_ref(), tool, arguments).await
                     }
-                    Answer::No => Err("declined by the user"),
-                },
+                }
             },
         };
         match outcome {
@@ -96,6 +97,25 @@ impl Approvals {
             Err(why) => tracing::info!(tool, "tool call {why}"),
         }
         outcome
+    }
+
+    async fn ask(
+        &self,
+        approver: &dyn Approver,
+        tool: &str,
+        arguments: &str,
+    ) -> Result<&'static str, &'static str> {
+        match approver.ask(tool, arguments).await {
+            Answer::Yes => Ok("allowed by the user"),
+            Answer::Always => {
+                self.always
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(tool.to_owned());
+                Ok("allowed by the user, always this session")
+            }
+            Answer::No => Err("declined by the user"),
+        }
     }
 }
 
@@ -145,6 +165,54 @@ mod tests {
             block(approvals.check("a__w", false, "{}")),
             Ok("allowed: always, this session")
         );
+    }
+
+    /// Counts the questions open at once, and answers after a moment.
+    struct Slow {
+        open: Arc<std::sync::atomic::AtomicUsize>,
+        most: Arc<std::sync::atomic::AtomicUsize>,
+        asked: Arc<std::sync::atomic::AtomicUsize>,
+        answer: Answer,
+    }
+
+    impl Approver for Slow {
+        fn ask(&self, _tool: &str, _arguments: &str) -> AskFuture {
+            use std::sync::atomic::Ordering::SeqCst;
+            let (open, most, answer) = (self.open.clone(), self.most.clone(), self.answer);
+            self.asked.fetch_add(1, SeqCst);
+            let now = open.fetch_add(1, SeqCst) + 1;
+            most.fetch_max(now, SeqCst);
+            Box::pin(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                open.fetch_sub(1, SeqCst);
+                answer
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn parallel_calls_are_asked_about_one_at_a_time() {
+        use std::sync::atomic::Ordering::SeqCst;
+        for (answer, questions) in [(Answer::Yes, 3), (Answer::Always, 1)] {
+            let slow = Arc::new(Slow {
+                open: Arc::default(),
+                most: Arc::default(),
+                asked: Arc::default(),
+                answer,
+            });
+            let approvals = Approvals::new(Approval::default(), false, Some(slow.clone()));
+            let outcomes =
+                futures::future::join_all((0..3).map(|_| approvals.check("a__w", false, "{}")))
+                    .await;
+            assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+            assert_eq!(
+                slow.most.load(SeqCst),
+                1,
+                "one question on screen at a time"
+            );
+            // "always" answers the calls that were waiting for their turn.
+            assert_eq!(slow.asked.load(SeqCst), questions, "{answer:?}");
+        }
     }
 
     #[test]
