@@ -28,6 +28,7 @@ impl Approver for Terminal {
         );
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
+                let _terminal = crate::question::one_at_a_time();
                 let mut err = std::io::stderr().lock();
                 let _ = write!(err, "{question}");
                 let _ = err.flush();

@@ -38,6 +38,7 @@ impl Elicitor for Terminal {
         let (server, message, schema) = (server.to_owned(), message.to_owned(), schema.clone());
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
+                let _terminal = crate::question::one_at_a_time();
                 ask(&server, &message, &schema).unwrap_or(Elicitation::Cancel)
             })
             .await
