@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
-use crate::send::{complete_with_retries, http_client};
+use crate::send::{complete_with_retries, content_type, http_client, not_the_api};
 use crate::spec::Endpoint;
 use crate::types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
@@ -177,6 +177,10 @@ async fn read_stream(
     response: reqwest::Response,
     events: &mut (dyn FnMut(ModelEvent) + Send),
 ) -> Result<Reply, ModelError> {
+    let content_type = content_type(&response);
+    if !content_type.starts_with("text/event-stream") {
+        return Err(not_the_api(&content_type));
+    }
     let mut stream = sse_stream::SseStream::new(http::Response::from(response).into_body());
     let mut text = String::new();
     let mut blocks: BTreeMap<u64, Block> = BTreeMap::new();

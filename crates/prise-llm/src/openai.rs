@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
 use crate::schema::SchemaDialect;
-use crate::send::{complete_with_retries, http_client};
+use crate::send::{complete_with_retries, content_type, http_client, not_the_api};
 use crate::spec::Endpoint;
 use crate::think::{Piece, ThinkSplitter};
 use crate::types::{
@@ -117,18 +117,15 @@ async fn read_reply(
     response: reqwest::Response,
     events: &mut (dyn FnMut(ModelEvent) + Send),
 ) -> Result<Reply, ModelError> {
-    let streaming = response
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("text/event-stream"));
-    if streaming {
+    let content_type = content_type(&response);
+    if content_type.starts_with("text/event-stream") {
         return read_stream(response, events).await;
     }
-    let value: Value = response
-        .json()
+    let body = response
+        .bytes()
         .await
-        .map_err(|e| ModelError::Interrupted(e.to_string()))?;
+        .map_err(|e| ModelError::Interrupted(format!("the reply broke off: {e}")))?;
+    let value: Value = serde_json::from_slice(&body).map_err(|_| not_the_api(&content_type))?;
     let reply = whole_reply(&value)?;
     if !reply.text.is_empty() {
         events(ModelEvent::TextDelta(reply.text.clone()));

@@ -105,6 +105,24 @@ pub(crate) async fn complete_with_retries(
     }
 }
 
+/// A response's media type, for messages.
+pub(crate) fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("no content type")
+        .to_owned()
+}
+
+/// A success that is not the API's: a web page or a proxy's answer at the base URL.
+/// Asking again would get the same.
+pub(crate) fn not_the_api(content_type: &str) -> ModelError {
+    ModelError::Protocol(format!(
+        "the endpoint answered with {content_type}, not the model's stream; is the base URL the API's (it usually ends in /v1)?"
+    ))
+}
+
 /// The provider's own words from an error body (`{"error": {"message": ...}}`), or the
 /// start of the body.
 fn error_message(body: &str) -> String {

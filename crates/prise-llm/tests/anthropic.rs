@@ -115,3 +115,24 @@ async fn an_overloaded_event_before_any_text_is_retried() {
     assert_eq!(retries, 1);
     assert_eq!(model.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_web_page_instead_of_the_api_is_an_error_not_an_empty_answer() {
+    let model = ScriptedModel::start(vec![Scripted::Page("<html>It works!</html>")]).await;
+    let endpoint = Endpoint {
+        base_url: model.url.clone(),
+        api_key: Some("sk-ant-test".into()),
+    };
+    let error = Anthropic::new(endpoint, "claude-test")
+        .unwrap()
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("answered with text/html, not the model's stream"),
+        "{error}"
+    );
+    assert_eq!(model.requests().len(), 1);
+}

@@ -159,6 +159,20 @@ async fn reasoning_is_set_apart_from_the_answer() {
     }
 }
 
+#[tokio::test]
+async fn a_web_page_instead_of_the_api_is_one_clear_error_not_retried() {
+    let model = ScriptedModel::start(vec![Scripted::Page("<html>Welcome to nginx!</html>")]).await;
+    let error = client(&model.url, None)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model's reply could not be read: the endpoint answered with text/html, not the model's stream; is the base URL the API's (it usually ends in /v1)?"
+    );
+    assert_eq!(model.requests().len(), 1);
+}
+
 /// Some compatible servers repeat the id and the name in every delta of a call.
 #[tokio::test]
 async fn repeated_ids_and_names_are_not_doubled() {

@@ -17,6 +17,8 @@ pub enum Scripted {
     Stream(Vec<Value>),
     /// A plain JSON body with status 200.
     Json(Value),
+    /// An HTML page with status 200, as a web server at the wrong URL answers.
+    Page(&'static str),
     /// An error status, with extra headers and a body.
     Status(u16, Vec<(&'static str, &'static str)>, &'static str),
 }
@@ -142,6 +144,7 @@ fn render(answer: Option<Scripted>) -> Vec<u8> {
             vec![("Content-Type", "application/json")],
             value.to_string(),
         ),
+        Some(Scripted::Page(html)) => (200, vec![("Content-Type", "text/html")], html.to_owned()),
         Some(Scripted::Status(status, headers, body)) => {
             let mut headers = headers;
             headers.push(("Content-Type", "application/json"));
