@@ -290,6 +290,20 @@ pub struct ModelSettings {
     pub tool_call_recovery: Option<bool>,
     /// Whether the model accepts images (tools' screenshots and charts).
     pub images: Option<bool>,
+    /// How long the endpoint may stay silent (before or during a reply) before the
+    /// request is given up and tried again.
+    #[serde(serialize_with = "optional_seconds")]
+    pub idle_timeout: Option<Duration>,
+}
+
+fn optional_seconds<S: serde::Serializer>(
+    duration: &Option<Duration>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match duration {
+        Some(duration) => seconds(duration, serializer),
+        None => serializer.serialize_none(),
+    }
 }
 
 impl ModelSettings {

@@ -220,41 +220,50 @@ impl<'a> Parser<'a> {
 
     /// `"model": "ollama:qwen2.5"` or `"model": {"name": ..., "baseUrl": ..., "apiKey":
     /// ..., "maxTurns": ..., "systemPrompt": ..., "maxToolOutput": ...,
-    /// "toolCallRecovery": ..., "images": ...}`.
-    fn model(&self, raw: &'a RawValue) -> Result<ModelSettings, ConfigError> {
-        let strings = Strings {
-            parser: self,
-            server: "model",
-            lenient: false,
+    /// "toolCallRecovery": ..., "images": ..., "idleTimeout": ...}`.
+    fn model(&mut self, raw: &'a RawValue) -> Result<ModelSettings, ConfigError> {
+        let string = |parser: &Self, raw: &'a RawValue, key: &str| {
+            Strings {
+                parser,
+                server: "model",
+                lenient: false,
+            }
+            .string(raw, key)
         };
         if raw.get().starts_with('"') {
             return Ok(ModelSettings {
-                name: Some(strings.string(raw, "name")?),
+                name: Some(string(self, raw, "name")?),
                 ..ModelSettings::default()
             });
         }
         let mut model = ModelSettings::default();
         let entries: Entries<'a> = self.value(raw, "model")?;
-        let positive = |value: &'a RawValue, key: &str| -> Result<usize, ConfigError> {
-            match self.value::<usize>(value, &format!("model.{key}"))? {
-                0 => Err(self.error(
-                    self.offset(value),
-                    format!("model.{key} must be at least 1"),
-                    None,
-                )),
-                n => Ok(n),
-            }
-        };
+        let positive =
+            |parser: &Self, value: &'a RawValue, key: &str| -> Result<usize, ConfigError> {
+                match parser.value::<usize>(value, &format!("model.{key}"))? {
+                    0 => Err(parser.error(
+                        parser.offset(value),
+                        format!("model.{key} must be at least 1"),
+                        None,
+                    )),
+                    n => Ok(n),
+                }
+            };
         for (key, value) in entries.0 {
             match key.as_str() {
-                "name" => model.name = Some(strings.string(value, "name")?),
-                "baseUrl" => model.base_url = Some(strings.string(value, "baseUrl")?),
-                "apiKey" => model.api_key = Some(strings.string(value, "apiKey")?),
+                "name" => model.name = Some(string(self, value, "name")?),
+                "baseUrl" => model.base_url = Some(string(self, value, "baseUrl")?),
+                "apiKey" => model.api_key = Some(string(self, value, "apiKey")?),
+                "idleTimeout" => {
+                    model.idle_timeout = Some(self.duration(value, "model", "idleTimeout")?)
+                }
                 "systemPrompt" => {
                     model.system_prompt = Some(self.value(value, "model.systemPrompt")?)
                 }
-                "maxTurns" => model.max_turns = Some(positive(value, "maxTurns")?),
-                "maxToolOutput" => model.max_tool_output = Some(positive(value, "maxToolOutput")?),
+                "maxTurns" => model.max_turns = Some(positive(self, value, "maxTurns")?),
+                "maxToolOutput" => {
+                    model.max_tool_output = Some(positive(self, value, "maxToolOutput")?)
+                }
                 "toolCallRecovery" => {
                     model.tool_call_recovery = Some(self.value(value, "model.toolCallRecovery")?)
                 }
@@ -263,7 +272,7 @@ impl<'a> Parser<'a> {
                     return Err(self.error(
                         self.key_offset(value),
                         format!("model: unknown key \"{other}\""),
-                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\", \"toolCallRecovery\" or \"images\"".into()),
+                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\", \"toolCallRecovery\", \"images\" or \"idleTimeout\"".into()),
                     ));
                 }
             }

@@ -416,7 +416,7 @@ fn model_section() {
         r#"{"mcpServers": {},
             "model": {"name": "openai:gpt-4o-mini", "baseUrl": "https://proxy.example/v1",
                       "apiKey": "${GITHUB_TOKEN}", "maxTurns": 5, "systemPrompt": "Be brief.",
-                      "maxToolOutput": 2000, "toolCallRecovery": false}}"#,
+                      "maxToolOutput": 2000, "toolCallRecovery": false, "idleTimeout": "10m"}}"#,
     )
     .unwrap();
     let model = &config.model;
@@ -427,6 +427,7 @@ fn model_section() {
     assert_eq!(model.system_prompt.as_deref(), Some("Be brief."));
     assert_eq!(model.max_tool_output, Some(2000));
     assert_eq!(model.tool_call_recovery, Some(false));
+    assert_eq!(model.idle_timeout, Some(Duration::from_secs(600)));
     assert_eq!(
         model.redacted().api_key.as_deref(),
         Some(prise_config::MASK)
@@ -451,6 +452,11 @@ fn model_section_mistakes() {
     assert!(hint.unwrap().contains("\"baseUrl\""));
     let (_, _, message, _) = fail(r#"{"mcpServers": {}, "model": {"apiKey": "${NOPE}"}}"#);
     assert_eq!(message, "model: apiKey uses ${NOPE}, which is not set");
+    let (_, _, message, _) = fail(r#"{"mcpServers": {}, "model": {"idleTimeout": "soon"}}"#);
+    assert!(
+        message.starts_with("model: idleTimeout must be a positive number of seconds"),
+        "{message}"
+    );
     let (_, _, message, _) = fail(r#"{"mcpServers": {}, "model": {"maxTurns": "ten"}}"#);
     assert!(
         message.starts_with("model.maxTurns: invalid type"),

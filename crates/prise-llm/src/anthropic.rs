@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
-use crate::send::{complete_with_retries, content_type, http_client, not_the_api};
+use crate::send::{
+    DEFAULT_IDLE_TIMEOUT, complete_with_retries, content_type, http_client, not_the_api,
+};
 use crate::spec::Endpoint;
 use crate::types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
@@ -32,7 +34,7 @@ impl Anthropic {
     /// A client for `model` at `endpoint` (`https://api.anthropic.com/v1` and a key).
     pub fn new(endpoint: Endpoint, model: impl Into<String>) -> Result<Anthropic, ModelError> {
         Ok(Anthropic {
-            client: http_client()?,
+            client: http_client(DEFAULT_IDLE_TIMEOUT)?,
             endpoint,
             model: model.into(),
             retry: RetryPolicy::default(),
@@ -44,6 +46,13 @@ impl Anthropic {
     pub fn with_images(mut self, images: bool) -> Anthropic {
         self.images = images;
         self
+    }
+
+    /// Gives up on a connection silent for `idle` (default [`DEFAULT_IDLE_TIMEOUT`]);
+    /// the request is then tried again as the retry policy says.
+    pub fn with_idle_timeout(mut self, idle: std::time::Duration) -> Result<Anthropic, ModelError> {
+        self.client = http_client(idle)?;
+        Ok(self)
     }
 
     /// Replaces the retry policy.

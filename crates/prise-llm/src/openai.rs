@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
 use crate::schema::SchemaDialect;
-use crate::send::{complete_with_retries, content_type, http_client, not_the_api};
+use crate::send::{
+    DEFAULT_IDLE_TIMEOUT, complete_with_retries, content_type, http_client, not_the_api,
+};
 use crate::spec::Endpoint;
 use crate::think::{Piece, ThinkSplitter};
 use crate::types::{
@@ -32,7 +34,7 @@ impl OpenAiCompatible {
         endpoint: Endpoint,
         model: impl Into<String>,
     ) -> Result<OpenAiCompatible, ModelError> {
-        let client = http_client()?;
+        let client = http_client(DEFAULT_IDLE_TIMEOUT)?;
         Ok(OpenAiCompatible {
             client,
             endpoint,
@@ -74,6 +76,16 @@ impl OpenAiCompatible {
     pub fn with_images(mut self, images: bool) -> OpenAiCompatible {
         self.images = images;
         self
+    }
+
+    /// Gives up on a connection silent for `idle` (default [`DEFAULT_IDLE_TIMEOUT`]);
+    /// the request is then tried again as the retry policy says.
+    pub fn with_idle_timeout(
+        mut self,
+        idle: std::time::Duration,
+    ) -> Result<OpenAiCompatible, ModelError> {
+        self.client = http_client(idle)?;
+        Ok(self)
     }
 
     /// Replaces the retry policy.

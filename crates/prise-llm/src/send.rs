@@ -10,12 +10,18 @@ use crate::error::ModelError;
 use crate::retry::{RetryPolicy, retryable};
 use crate::types::{ModelEvent, Reply};
 
-/// An HTTP client for a provider.
-pub(crate) fn http_client() -> Result<reqwest::Client, ModelError> {
+/// How long an endpoint may stay silent unless told otherwise. Generous: a local model
+/// on a CPU can read a long prompt for minutes before its first token.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// An HTTP client for a provider that gives up on a connection silent for `idle`
+/// (while waiting for the reply or between two pieces of it).
+pub(crate) fn http_client(idle: Duration) -> Result<reqwest::Client, ModelError> {
     // reqwest is built without a default crypto provider: prise uses ring.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
+        .read_timeout(idle)
         .build()
         .map_err(|e| ModelError::Protocol(format!("cannot build an HTTP client: {e}")))
 }
@@ -85,6 +91,7 @@ pub(crate) async fn complete_with_retries(
                     cause: system_cause(&e),
                 });
             }
+            Err(e) if e.is_timeout() => ("the endpoint stopped answering".to_owned(), None),
             Err(e) => (system_cause(&e), None),
         };
         if attempt >= retry.max_tries {

@@ -173,6 +173,30 @@ async fn a_web_page_instead_of_the_api_is_one_clear_error_not_retried() {
     assert_eq!(model.requests().len(), 1);
 }
 
+#[tokio::test]
+async fn a_silent_endpoint_is_given_up_after_the_idle_timeout() {
+    let model = ScriptedModel::start(vec![
+        Scripted::Silence,
+        Scripted::Stream(vec![delta("awake")]),
+    ])
+    .await;
+    let client = client(&model.url, None)
+        .with_idle_timeout(Duration::from_millis(300))
+        .unwrap();
+    let mut retries = Vec::new();
+    let reply = client
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |e| {
+            if let ModelEvent::Retrying { reason, .. } = e {
+                retries.push(reason)
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "awake");
+    assert_eq!(retries, ["the endpoint stopped answering"]);
+    assert_eq!(model.requests().len(), 2);
+}
+
 /// Some compatible servers repeat the id and the name in every delta of a call.
 #[tokio::test]
 async fn repeated_ids_and_names_are_not_doubled() {

@@ -19,6 +19,8 @@ pub enum Scripted {
     Json(Value),
     /// An HTML page with status 200, as a web server at the wrong URL answers.
     Page(&'static str),
+    /// No answer at all: the connection stays open and silent for a minute.
+    Silence,
     /// An error status, with extra headers and a body.
     Status(u16, Vec<(&'static str, &'static str)>, &'static str),
 }
@@ -64,6 +66,13 @@ impl ScriptedModel {
                 };
                 recorded.lock().unwrap().push(request);
                 let next = script.lock().unwrap().pop_front();
+                if let Some(Scripted::Silence) = next {
+                    tokio::spawn(async move {
+                        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                        drop(socket);
+                    });
+                    continue;
+                }
                 let _ = socket.write_all(&render(next)).await;
                 let _ = socket.shutdown().await;
             }
@@ -144,6 +153,7 @@ fn render(answer: Option<Scripted>) -> Vec<u8> {
             vec![("Content-Type", "application/json")],
             value.to_string(),
         ),
+        Some(Scripted::Silence) => unreachable!("answered by not answering"),
         Some(Scripted::Page(html)) => (200, vec![("Content-Type", "text/html")], html.to_owned()),
         Some(Scripted::Status(status, headers, body)) => {
             let mut headers = headers;

@@ -176,6 +176,9 @@ fn describe_model(out: &mut impl Write, model: &ModelSettings) -> std::io::Resul
     if model.system_prompt.is_some() {
         parts.push("own system prompt".to_owned());
     }
+    if let Some(idle) = model.idle_timeout {
+        parts.push(format!("silent endpoint given up after {idle:?}"));
+    }
     match model.images {
         Some(true) => parts.push("sees images".to_owned()),
         Some(false) => parts.push("no images".to_owned()),

@@ -210,6 +210,7 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
         )
         .map_err(|e| Failure::usage(e, None))?;
     let recovery = settings.and_then(|s| s.tool_call_recovery);
+    let idle = settings.and_then(|s| s.idle_timeout);
     // Hosted models see images; most local ones do not (a vision model says so in the
     // configuration).
     let images = settings.and_then(|s| s.images).unwrap_or(matches!(
@@ -218,13 +219,23 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
     ));
     Ok(match spec.provider {
         Provider::Anthropic => {
-            let client = Anthropic::new(endpoint, spec.model).map_err(model_failure)?;
+            let client = Anthropic::new(endpoint, spec.model)
+                .and_then(|c| match idle {
+                    Some(idle) => c.with_idle_timeout(idle),
+                    None => Ok(c),
+                })
+                .map_err(model_failure)?;
             Box::new(client.with_images(images))
         }
         // Small local models often write tool calls as text; hosted ones do not.
         provider => {
             let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
-            let client = OpenAiCompatible::new(endpoint, spec.model).map_err(model_failure)?;
+            let client = OpenAiCompatible::new(endpoint, spec.model)
+                .and_then(|c| match idle {
+                    Some(idle) => c.with_idle_timeout(idle),
+                    None => Ok(c),
+                })
+                .map_err(model_failure)?;
             Box::new(
                 client
                     .with_tool_call_recovery(recovery.unwrap_or(local))
