@@ -53,6 +53,7 @@
 
 mod agent;
 mod approve;
+mod content;
 mod present;
 mod recover;
 
