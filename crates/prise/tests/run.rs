@@ -882,3 +882,61 @@ async fn calls_of_one_turn_run_at_once_and_long_names_map_back() {
     // Results in the order of the calls; the shortened name reached the right tool.
     assert_eq!(tool_messages(&requests[1]), ["met", "met", "echo: long"]);
 }
+
+#[tokio::test]
+async fn prompts_are_chat_commands_of_their_own_name() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![answer("One."), answer("Two.")]).await;
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        common::prise(&home_path)
+            .args(["chat", "-m", "openai-compatible:fake", "--base-url", &url])
+            .write_stdin(
+                "/docs__cite_answer How are servers restarted?\n\
+                 /prompt docs__cite_answer question=\"Why SIGKILL?\"\n\
+                 /docs__cite_answer\n\
+                 /docs__nope x\n",
+            )
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let last_user = |i: usize| {
+        requests[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rfind(|m| m["role"] == "user")
+            .unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        last_user(0).ends_with("Question: How are servers restarted?"),
+        "{}",
+        last_user(0)
+    );
+    assert!(
+        last_user(1).ends_with("Question: Why SIGKILL?"),
+        "{}",
+        last_user(1)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "error: docs__cite_answer needs question; e.g. /docs__cite_answer question=..."
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unknown command /docs__nope"), "{stderr}");
+}

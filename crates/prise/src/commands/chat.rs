@@ -19,7 +19,8 @@ use crate::commands::session::{Session, transcript};
 use crate::failure::Failure;
 use crate::markdown::TerminalMarkdown;
 
-const HELP: &str = "/tools  /servers  /prompt NAME key=value...  /clear  /save [FILE.md]  /quit";
+const HELP: &str =
+    "/tools  /servers  /SERVER__PROMPT args (or /prompt NAME args)  /clear  /save [FILE.md]  /quit";
 
 /// Runs the conversation until end of input or `/quit`.
 pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Result<(), Failure> {
@@ -61,7 +62,11 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
             Input::Nothing => continue,
             Input::Quit => break,
             Input::Ask(text) => text.to_owned(),
-            Input::Prompt(command) => match prompt_text(&mounts, command).await {
+            Input::Prompt("", _) => {
+                eprintln!("usage: /prompt server__name ARGS, or /server__name ARGS");
+                continue;
+            }
+            Input::Prompt(name, arguments) => match prompt_text(&mounts, name, arguments).await {
                 Ok(text) => text,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -104,7 +109,19 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
                 }
                 continue;
             }
-            Input::Unknown(command) => {
+            // Every mounted prompt is a command of its own name.
+            Input::Unknown(command, arguments)
+                if mounts.prompts().iter().any(|p| p.name == command[1..]) =>
+            {
+                match prompt_text(&mounts, &command[1..], arguments).await {
+                    Ok(text) => text,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        continue;
+                    }
+                }
+            }
+            Input::Unknown(command, _) => {
                 eprintln!("unknown command {command}; {HELP}");
                 continue;
             }
@@ -153,8 +170,8 @@ enum Input<'a> {
     Nothing,
     /// A question for the agent.
     Ask(&'a str),
-    /// `/prompt NAME key=value...`, whole.
-    Prompt(&'a str),
+    /// `/prompt NAME ARGS`: the prompt's name and its arguments' text.
+    Prompt(&'a str, &'a str),
     Help,
     Clear,
     Tools,
@@ -164,7 +181,8 @@ enum Input<'a> {
     /// `/save FILE`: write a Markdown transcript.
     SaveTranscript(&'a str),
     Quit,
-    Unknown(&'a str),
+    /// Another `/word`, and the rest of the line: a prompt's name, or a mistake.
+    Unknown(&'a str, &'a str),
 }
 
 impl<'a> Input<'a> {
@@ -181,8 +199,11 @@ impl<'a> Input<'a> {
             "/servers" => Input::Servers,
             "/save" if rest.is_empty() => Input::Save,
             "/save" => Input::SaveTranscript(rest),
-            "/prompt" => Input::Prompt(line),
-            command if command.starts_with('/') => Input::Unknown(command),
+            "/prompt" => {
+                let (name, arguments) = rest.split_once(' ').unwrap_or((rest, ""));
+                Input::Prompt(name, arguments.trim())
+            }
+            command if command.starts_with('/') => Input::Unknown(command, rest),
             _ => Input::Ask(line),
         }
     }
@@ -276,19 +297,23 @@ fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
     file.write_all(text.as_bytes())
 }
 
-/// The user text of `/prompt server__name key=value...`.
-async fn prompt_text(mounts: &prise_mcp::Mounts, command: &str) -> Result<String, String> {
-    let mut words = command.split_whitespace().skip(1);
-    let name = words
-        .next()
-        .ok_or("usage: /prompt server__name key=value...")?;
-    let mut arguments = serde_json::Map::new();
-    for pair in words {
-        let (key, value) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("{pair:?} is not key=value"))?;
-        arguments.insert(key.to_owned(), Value::String(value.to_owned()));
-    }
+/// The user text of a mounted prompt, its arguments read from `text` (see
+/// [`prompt_arguments`]).
+async fn prompt_text(mounts: &prise_mcp::Mounts, name: &str, text: &str) -> Result<String, String> {
+    let declared: Vec<(String, bool)> = mounts
+        .prompts()
+        .into_iter()
+        .find(|p| p.name == name)
+        .map(|p| {
+            p.prompt
+                .arguments
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| (a.name, a.required.unwrap_or(false)))
+                .collect()
+        })
+        .ok_or_else(|| format!("no prompt named {name}; `prise prompts` lists them"))?;
+    let arguments = prompt_arguments(name, &declared, text)?;
     let result = mounts
         .get_prompt(name, Some(arguments))
         .await
@@ -302,6 +327,105 @@ async fn prompt_text(mounts: &prise_mcp::Mounts, command: &str) -> Result<String
         })
         .collect();
     Ok(texts.join("\n\n"))
+}
+
+/// A prompt's arguments from what follows its command: `key=value` pairs (quotes keep
+/// spaces: `key="a b"`), and words for the declared arguments in order. A prompt with
+/// one argument takes the whole text, as Claude Code does: `/docs__cite_answer How are
+/// servers restarted?`.
+fn prompt_arguments(
+    name: &str,
+    declared: &[(String, bool)],
+    text: &str,
+) -> Result<serde_json::Map<String, Value>, String> {
+    let mut arguments = serde_json::Map::new();
+    let names = || {
+        declared
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    fn keyed<'w>(word: &'w str, declared: &[(String, bool)]) -> Option<(&'w str, &'w str)> {
+        word.split_once('=')
+            .filter(|(key, _)| declared.iter().any(|(n, _)| n == key))
+    }
+    let words = split_words(text)?;
+    if declared.len() == 1 && !words.iter().any(|w| keyed(w, declared).is_some()) {
+        if !text.is_empty() {
+            arguments.insert(declared[0].0.clone(), Value::String(text.to_owned()));
+        }
+    } else {
+        let mut positional = Vec::new();
+        for word in &words {
+            match keyed(word, declared) {
+                Some((key, value)) => {
+                    arguments.insert(key.to_owned(), Value::String(value.to_owned()));
+                }
+                None => positional.push(word.clone()),
+            }
+        }
+        let free: Vec<&String> = declared
+            .iter()
+            .map(|(n, _)| n)
+            .filter(|n| !arguments.contains_key(*n))
+            .collect();
+        let mut free = free.into_iter();
+        for word in positional {
+            let Some(slot) = free.next() else {
+                return Err(format!(
+                    "{name} takes {}; {word:?} is one too many",
+                    if declared.is_empty() {
+                        "no arguments".to_owned()
+                    } else {
+                        names()
+                    }
+                ));
+            };
+            arguments.insert(slot.clone(), Value::String(word));
+        }
+    }
+    let missing: Vec<&str> = declared
+        .iter()
+        .filter(|(n, required)| *required && !arguments.contains_key(n))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{name} needs {}; e.g. /{name} {}",
+            missing.join(", "),
+            missing
+                .iter()
+                .map(|n| format!("{n}=..."))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+    }
+    Ok(arguments)
+}
+
+/// Words as a shell would split them, without expansions: quotes keep spaces.
+fn split_words(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_default().push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                word.get_or_insert_default();
+            }
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, c) => word.get_or_insert_default().push(c),
+        }
+    }
+    if let Some(q) = quote {
+        return Err(format!("unclosed {q} in {text:?}"));
+    }
+    words.extend(word);
+    Ok(words)
 }
 
 /// A thread that reads one line each time it is told to, with line editing and
@@ -362,6 +486,47 @@ mod tests {
     use super::Input;
 
     #[test]
+    fn prompt_arguments_by_name_by_position_or_whole() {
+        use super::prompt_arguments;
+        use serde_json::json;
+        let one = [("question".to_owned(), true)];
+        assert_eq!(
+            prompt_arguments("p", &one, "How are servers restarted?").unwrap(),
+            *json!({"question": "How are servers restarted?"})
+                .as_object()
+                .unwrap()
+        );
+        assert_eq!(
+            prompt_arguments("p", &one, r#"question="a b""#).unwrap(),
+            *json!({"question": "a b"}).as_object().unwrap()
+        );
+        assert_eq!(
+            prompt_arguments("p", &one, "").unwrap_err(),
+            "p needs question; e.g. /p question=..."
+        );
+        let two = [("city".to_owned(), true), ("unit".to_owned(), false)];
+        assert_eq!(
+            prompt_arguments("w", &two, "'New York' unit=f").unwrap(),
+            *json!({"city": "New York", "unit": "f"})
+                .as_object()
+                .unwrap()
+        );
+        assert_eq!(
+            prompt_arguments("w", &two, "Paris c extra").unwrap_err(),
+            "w takes city, unit; \"extra\" is one too many"
+        );
+        assert!(
+            prompt_arguments("w", &two, "\"Paris")
+                .unwrap_err()
+                .starts_with("unclosed")
+        );
+        assert_eq!(
+            prompt_arguments("n", &[], "x").unwrap_err(),
+            "n takes no arguments; \"x\" is one too many"
+        );
+    }
+
+    #[test]
     fn lines_are_questions_or_commands() {
         assert_eq!(Input::parse("  "), Input::Nothing);
         assert_eq!(
@@ -375,9 +540,13 @@ mod tests {
         );
         assert_eq!(
             Input::parse("/prompt docs__cite_answer question=x"),
-            Input::Prompt("/prompt docs__cite_answer question=x")
+            Input::Prompt("docs__cite_answer", "question=x")
         );
         assert_eq!(Input::parse("/exit"), Input::Quit);
-        assert_eq!(Input::parse("/tool"), Input::Unknown("/tool"));
+        assert_eq!(Input::parse("/tool"), Input::Unknown("/tool", ""));
+        assert_eq!(
+            Input::parse("/docs__cite_answer How are  servers stopped?"),
+            Input::Unknown("/docs__cite_answer", "How are  servers stopped?")
+        );
     }
 }
