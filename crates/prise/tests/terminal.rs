@@ -267,3 +267,37 @@ async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
         log.display()
     );
 }
+
+#[tokio::test]
+async fn tab_completes_commands_and_prompt_names() {
+    let home = tempfile::tempdir().unwrap();
+    // No configuration: the embedded docs server, whose prompt is docs__cite_answer.
+    let model = ScriptedModel::start(vec![answer("Cited.")]).await;
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let status = tokio::task::spawn_blocking(move || {
+        let mut terminal = prise_in_terminal(
+            &home_path,
+            &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
+        );
+        terminal.expect("› ");
+        terminal.send("/docs__ci\t");
+        terminal.expect("/docs__cite_answer ");
+        terminal.send("How are servers stopped?\r");
+        terminal.expect("Cited.");
+        terminal.expect("› ");
+        terminal.send("/qu\t\r");
+        terminal.wait()
+    })
+    .await
+    .unwrap();
+    assert!(status.success());
+    let question = model.requests()[0].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        question.ends_with("Question: How are servers stopped?"),
+        "{question}"
+    );
+}

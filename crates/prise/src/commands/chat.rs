@@ -50,7 +50,9 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
             count(mounts.mounts().len(), "server")
         );
     }
-    let (ready, mut lines) = read_lines(interactive);
+    let mut commands: Vec<String> = BUILT_IN.iter().map(|c| (*c).to_owned()).collect();
+    commands.extend(mounts.prompts().into_iter().map(|p| format!("/{}", p.name)));
+    let (ready, mut lines) = read_lines(interactive, SlashCommands(commands));
     loop {
         if ready.send(()).is_err() {
             break;
@@ -428,10 +430,49 @@ fn split_words(text: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
+/// The commands that are not prompts, for completion.
+const BUILT_IN: [&str; 8] = [
+    "/tools", "/servers", "/prompt", "/clear", "/save", "/help", "/quit", "/exit",
+];
+
+/// Tab completes the command being typed at the start of a line.
+struct SlashCommands(Vec<String>);
+
+impl rustyline::completion::Completer for SlashCommands {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let typed = &line[..pos];
+        if !typed.starts_with('/') || typed.contains(' ') {
+            return Ok((0, Vec::new()));
+        }
+        let matches = self
+            .0
+            .iter()
+            .filter(|c| c.starts_with(typed))
+            .map(|c| format!("{c} "))
+            .collect();
+        Ok((0, matches))
+    }
+}
+
+impl rustyline::hint::Hinter for SlashCommands {
+    type Hint = String;
+}
+impl rustyline::highlight::Highlighter for SlashCommands {}
+impl rustyline::validate::Validator for SlashCommands {}
+impl rustyline::Helper for SlashCommands {}
+
 /// A thread that reads one line each time it is told to, with line editing and
 /// history in a terminal. `None` means end of input.
 fn read_lines(
     interactive: bool,
+    completion: SlashCommands,
 ) -> (
     std::sync::mpsc::Sender<()>,
     mpsc::UnboundedReceiver<Option<String>>,
@@ -440,9 +481,13 @@ fn read_lines(
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     std::thread::spawn(move || {
         let history = prise_mcp::child::default_state_dir().map(|dir| dir.join("chat_history"));
-        let mut editor = rustyline::DefaultEditor::new().ok();
-        if let (Some(editor), Some(path)) = (editor.as_mut(), &history) {
-            let _ = editor.load_history(path);
+        let mut editor =
+            rustyline::Editor::<SlashCommands, rustyline::history::DefaultHistory>::new().ok();
+        if let Some(editor) = editor.as_mut() {
+            editor.set_helper(Some(completion));
+            if let Some(path) = &history {
+                let _ = editor.load_history(path);
+            }
         }
         let stdin = std::io::stdin();
         while ready_rx.recv().is_ok() {
