@@ -301,3 +301,37 @@ async fn tab_completes_commands_and_prompt_names() {
         "{question}"
     );
 }
+
+#[tokio::test]
+async fn run_in_a_terminal_shows_the_tool_trace_then_the_answer() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
+        answer("SIGTERM, then SIGKILL."),
+    ])
+    .await;
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let (status, screen) = tokio::task::spawn_blocking(move || {
+        let mut terminal = prise_in_terminal(
+            &home_path,
+            &[
+                "run",
+                "-m",
+                "openai-compatible:fake",
+                "--base-url",
+                &url,
+                "-p",
+                "How are servers stopped?",
+            ],
+        );
+        terminal.expect(r#"→ docs__grep_docs {"keyword":"SIGKILL"}"#);
+        terminal.expect("✓ docs__grep_docs (");
+        terminal.expect("SIGTERM, then SIGKILL.");
+        let status = terminal.wait();
+        (status, terminal.output())
+    })
+    .await
+    .unwrap();
+    assert!(status.success(), "{screen}");
+}
