@@ -280,6 +280,7 @@ async fn tab_completes_commands_and_prompt_names() {
             &home_path,
             &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
         );
+        terminal.expect("prise chat with openai-compatible:fake: 3 tools from 1 server.");
         terminal.expect("› ");
         terminal.send("/docs__ci\t");
         terminal.expect("/docs__cite_answer ");

@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::cli::ChatArgs;
-use crate::commands::run::{agent, model, model_failure, print_trace};
+use crate::commands::run::{agent, model, model_failure, model_spec, print_trace};
 use crate::commands::session::{Session, transcript};
 use crate::failure::Failure;
 use crate::markdown::TerminalMarkdown;
@@ -25,6 +25,7 @@ const HELP: &str =
 /// Runs the conversation until end of input or `/quit`.
 pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Result<(), Failure> {
     let config = crate::commands::config::load(config)?;
+    let model_name = model_spec(&args.agent, config.as_ref())?;
     let model = model(&args.agent, config.as_ref())?;
     let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
     let resume = args
@@ -45,7 +46,7 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Re
     if interactive {
         let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         eprintln!(
-            "prise chat: {} from {}. {HELP}",
+            "prise chat with {model_name}: {} from {}. {HELP}",
             count(mounts.tools().len(), "tool"),
             count(mounts.mounts().len(), "server")
         );

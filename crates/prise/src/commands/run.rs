@@ -184,6 +184,16 @@ impl Summary {
     }
 }
 
+/// Which model `--model`, the configuration or the default names.
+pub fn model_spec(args: &AgentArgs, config: Option<&Config>) -> Result<ModelSpec, Failure> {
+    args.model
+        .as_deref()
+        .or(config.and_then(|c| c.model.name.as_deref()))
+        .unwrap_or(DEFAULT_MODEL)
+        .parse()
+        .map_err(|e: String| Failure::usage(e, None))
+}
+
 /// The model named by `--model` (or `PRISE_MODEL`), else by the configuration's
 /// `"model"`, else [`DEFAULT_MODEL`]; its endpoint from flags, then the configuration,
 /// then the provider's usual environment variables.
@@ -191,13 +201,7 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
     let settings = config.map(|c| &c.model);
     let from_file =
         |field: fn(&ModelSettings) -> Option<&String>| settings.and_then(field).map(String::as_str);
-    let spec: ModelSpec = args
-        .model
-        .as_deref()
-        .or(from_file(|s| s.name.as_ref()))
-        .unwrap_or(DEFAULT_MODEL)
-        .parse()
-        .map_err(|e: String| Failure::usage(e, None))?;
+    let spec = model_spec(args, config)?;
     let endpoint = spec
         .endpoint(
             args.base_url
