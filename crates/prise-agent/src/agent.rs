@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use prise_llm::{Image, Message, Model, ModelError, ModelEvent, Reply, Role, ToolCall, Usage};
+use prise_llm::{
+    Image, Message, Model, ModelError, ModelEvent, Reply, Role, StopReason, ToolCall, Usage,
+};
 use prise_mcp::Mounts;
 use tokio::sync::mpsc;
 
@@ -106,6 +108,8 @@ pub enum AgentEvent {
         elapsed: Duration,
         /// Tokens, when reported.
         usage: Option<Usage>,
+        /// Why the model stopped ([`StopReason::Length`]: cut at its output limit).
+        stop: StopReason,
     },
 }
 
@@ -271,6 +275,7 @@ impl Agent {
                 turn,
                 elapsed: started.elapsed(),
                 usage: reply.usage,
+                stop: reply.stop.clone(),
             });
             self.history.push(Message::assistant(
                 reply.text.clone(),

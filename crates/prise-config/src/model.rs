@@ -290,6 +290,8 @@ pub struct ModelSettings {
     pub tool_call_recovery: Option<bool>,
     /// Whether the model accepts images (tools' screenshots and charts).
     pub images: Option<bool>,
+    /// The most tokens one reply may have.
+    pub max_output_tokens: Option<usize>,
     /// How long the endpoint may stay silent (before or during a reply) before the
     /// request is given up and tried again.
     #[serde(serialize_with = "optional_seconds")]

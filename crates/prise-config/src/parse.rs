@@ -220,7 +220,7 @@ impl<'a> Parser<'a> {
 
     /// `"model": "ollama:qwen2.5"` or `"model": {"name": ..., "baseUrl": ..., "apiKey":
     /// ..., "maxTurns": ..., "systemPrompt": ..., "maxToolOutput": ...,
-    /// "toolCallRecovery": ..., "images": ..., "idleTimeout": ...}`.
+    /// "toolCallRecovery": ..., "images": ..., "idleTimeout": ..., "maxOutputTokens": ...}`.
     fn model(&mut self, raw: &'a RawValue) -> Result<ModelSettings, ConfigError> {
         let string = |parser: &Self, raw: &'a RawValue, key: &str| {
             Strings {
@@ -261,6 +261,9 @@ impl<'a> Parser<'a> {
                     model.system_prompt = Some(self.value(value, "model.systemPrompt")?)
                 }
                 "maxTurns" => model.max_turns = Some(positive(self, value, "maxTurns")?),
+                "maxOutputTokens" => {
+                    model.max_output_tokens = Some(positive(self, value, "maxOutputTokens")?)
+                }
                 "maxToolOutput" => {
                     model.max_tool_output = Some(positive(self, value, "maxToolOutput")?)
                 }
@@ -272,7 +275,7 @@ impl<'a> Parser<'a> {
                     return Err(self.error(
                         self.key_offset(value),
                         format!("model: unknown key \"{other}\""),
-                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\", \"toolCallRecovery\", \"images\" or \"idleTimeout\"".into()),
+                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\", \"toolCallRecovery\", \"images\", \"idleTimeout\" or \"maxOutputTokens\"".into()),
                     ));
                 }
             }

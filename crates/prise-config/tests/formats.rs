@@ -416,7 +416,8 @@ fn model_section() {
         r#"{"mcpServers": {},
             "model": {"name": "openai:gpt-4o-mini", "baseUrl": "https://proxy.example/v1",
                       "apiKey": "${GITHUB_TOKEN}", "maxTurns": 5, "systemPrompt": "Be brief.",
-                      "maxToolOutput": 2000, "toolCallRecovery": false, "idleTimeout": "10m"}}"#,
+                      "maxToolOutput": 2000, "toolCallRecovery": false, "idleTimeout": "10m",
+                      "maxOutputTokens": 4096}}"#,
     )
     .unwrap();
     let model = &config.model;
@@ -428,6 +429,7 @@ fn model_section() {
     assert_eq!(model.max_tool_output, Some(2000));
     assert_eq!(model.tool_call_recovery, Some(false));
     assert_eq!(model.idle_timeout, Some(Duration::from_secs(600)));
+    assert_eq!(model.max_output_tokens, Some(4096));
     assert_eq!(
         model.redacted().api_key.as_deref(),
         Some(prise_config::MASK)

@@ -17,7 +17,7 @@ use crate::types::{
 
 /// The API version prise speaks.
 const VERSION: &str = "2023-06-01";
-/// Output tokens asked for per turn (the API requires a number).
+/// Output tokens asked for per turn unless configured (the API requires a number).
 const MAX_TOKENS: u64 = 8192;
 
 /// A client for one Anthropic model.
@@ -28,6 +28,7 @@ pub struct Anthropic {
     model: String,
     retry: RetryPolicy,
     images: bool,
+    max_output_tokens: u64,
 }
 
 impl Anthropic {
@@ -39,6 +40,7 @@ impl Anthropic {
             model: model.into(),
             retry: RetryPolicy::default(),
             images: true,
+            max_output_tokens: MAX_TOKENS,
         })
     }
 
@@ -55,6 +57,12 @@ impl Anthropic {
         Ok(self)
     }
 
+    /// Caps each reply at `tokens` (the API requires a cap; 8192 unless told).
+    pub fn with_max_output_tokens(mut self, tokens: u64) -> Anthropic {
+        self.max_output_tokens = tokens;
+        self
+    }
+
     /// Replaces the retry policy.
     pub fn with_retry(mut self, retry: RetryPolicy) -> Anthropic {
         self.retry = retry;
@@ -68,7 +76,8 @@ impl Anthropic {
         tools: &[ToolDefinition],
         events: &mut (dyn FnMut(ModelEvent) + Send),
     ) -> Result<Reply, ModelError> {
-        let body = request_body(&self.model, messages, tools, self.images);
+        let mut body = request_body(&self.model, messages, tools, self.images);
+        body["max_tokens"] = self.max_output_tokens.into();
         let mut headers = vec![("anthropic-version", VERSION.to_owned())];
         if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.clone()));

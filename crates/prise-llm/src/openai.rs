@@ -26,6 +26,7 @@ pub struct OpenAiCompatible {
     retry: RetryPolicy,
     recover_tool_calls: bool,
     images: bool,
+    max_output_tokens: Option<u64>,
 }
 
 impl OpenAiCompatible {
@@ -42,6 +43,7 @@ impl OpenAiCompatible {
             retry: RetryPolicy::default(),
             recover_tool_calls: false,
             images: false,
+            max_output_tokens: None,
         })
     }
 
@@ -88,6 +90,13 @@ impl OpenAiCompatible {
         Ok(self)
     }
 
+    /// Caps each reply at `tokens` (unset: the server's own limit, which for Ollama is
+    /// none: a small model that loops would write until its context is full).
+    pub fn with_max_output_tokens(mut self, tokens: u64) -> OpenAiCompatible {
+        self.max_output_tokens = Some(tokens);
+        self
+    }
+
     /// Replaces the retry policy.
     pub fn with_retry(mut self, retry: RetryPolicy) -> OpenAiCompatible {
         self.retry = retry;
@@ -106,7 +115,10 @@ impl OpenAiCompatible {
         tools: &[ToolDefinition],
         events: &mut (dyn FnMut(ModelEvent) + Send),
     ) -> Result<Reply, ModelError> {
-        let body = request_body(&self.model, messages, tools, self.images);
+        let mut body = request_body(&self.model, messages, tools, self.images);
+        if let Some(tokens) = self.max_output_tokens {
+            body[max_tokens_field(&self.endpoint.base_url)] = tokens.into();
+        }
         let auth: Vec<(&str, String)> = match &self.endpoint.api_key {
             Some(key) => vec![("authorization", format!("Bearer {key}"))],
             None => Vec::new(),
@@ -121,6 +133,16 @@ impl OpenAiCompatible {
             |response, events| Box::pin(read_reply(response, events)),
         )
         .await
+    }
+}
+
+/// The name of the output cap: OpenAI's current models refuse the older name, which is
+/// the only one the servers that copy its API know.
+fn max_tokens_field(base_url: &str) -> &'static str {
+    if base_url.contains("api.openai.com") {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
     }
 }
 
@@ -447,6 +469,15 @@ mod tests {
                 .get("tools")
                 .is_none()
         );
+    }
+
+    #[test]
+    fn the_output_cap_is_named_for_the_server() {
+        assert_eq!(
+            max_tokens_field("https://api.openai.com/v1"),
+            "max_completion_tokens"
+        );
+        assert_eq!(max_tokens_field("http://localhost:11434/v1"), "max_tokens");
     }
 
     #[test]

@@ -197,6 +197,19 @@ async fn a_silent_endpoint_is_given_up_after_the_idle_timeout() {
     assert_eq!(model.requests().len(), 2);
 }
 
+#[tokio::test]
+async fn the_output_cap_is_sent() {
+    let model = ScriptedModel::start(vec![Scripted::Stream(vec![delta("ok")])]).await;
+    client(&model.url, None)
+        .with_max_output_tokens(64)
+        .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
+        .await
+        .unwrap();
+    let body = &model.requests()[0].body;
+    assert_eq!(body["max_tokens"], 64);
+    assert!(body.get("max_completion_tokens").is_none());
+}
+
 /// Some compatible servers repeat the id and the name in every delta of a call.
 #[tokio::test]
 async fn repeated_ids_and_names_are_not_doubled() {

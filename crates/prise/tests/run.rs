@@ -884,6 +884,36 @@ async fn calls_of_one_turn_run_at_once_and_long_names_map_back() {
 }
 
 #[tokio::test]
+async fn an_answer_cut_at_the_output_limit_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        r#"{"mcpServers": {}, "model": {"maxOutputTokens": 50}}"#,
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![Scripted::Stream(vec![
+        json!({"choices": [{"index": 0, "delta": {"content": "The list goes on and"}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}),
+    ])])
+    .await;
+    let out = succeed(
+        home.path(),
+        run_args(
+            &model,
+            &["--output", "stream-json", "-p", "list everything"],
+        ),
+    )
+    .await;
+    assert_eq!(model.requests()[0].body["max_tokens"], 50);
+    let turn_end = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["type"] == "turn-end")
+        .unwrap();
+    assert_eq!(turn_end["stop"], "length");
+}
+
+#[tokio::test]
 async fn prompts_are_chat_commands_of_their_own_name() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![answer("One."), answer("Two.")]).await;

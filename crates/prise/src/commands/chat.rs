@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use prise_agent::{AgentError, AgentEvent};
+use prise_llm::StopReason;
 use rustyline::error::ReadlineError;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -244,10 +245,24 @@ async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: b
             }
             AgentEvent::ModelReasoning(_) => continue,
             // A turn cancelled mid-answer leaves styles open: the next starts clean.
-            AgentEvent::TurnEnd { .. } | AgentEvent::TurnStart { .. } if styled => {
-                markdown.finish()
+            AgentEvent::TurnStart { .. } if styled => markdown.finish(),
+            AgentEvent::TurnEnd { ref stop, .. } => {
+                let text = if styled {
+                    markdown.finish()
+                } else {
+                    String::new()
+                };
+                write_out(&text, &mut mid_line);
+                if *stop == StopReason::Length {
+                    if mid_line {
+                        println!();
+                        mid_line = false;
+                    }
+                    print_trace(&event);
+                }
+                continue;
             }
-            AgentEvent::TurnStart { .. } | AgentEvent::TurnEnd { .. } => continue,
+            AgentEvent::TurnStart { .. } => continue,
             other => {
                 if mid_line {
                     println!();
@@ -257,14 +272,19 @@ async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: b
                 continue;
             }
         };
-        let visible = crate::markdown::without_trailing_styles(&text);
-        if !visible.is_empty() {
-            mid_line = !visible.ends_with('\n');
-        }
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        write_out(&text, &mut mid_line);
     }
+}
+
+/// Prints the model's text and notes whether it left the cursor mid-line.
+fn write_out(text: &str, mid_line: &mut bool) {
+    let visible = crate::markdown::without_trailing_styles(text);
+    if !visible.is_empty() {
+        *mid_line = !visible.ends_with('\n');
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
 }
 
 /// `/tools`: each tool's exposed name and the first line of its description.

@@ -176,6 +176,9 @@ fn describe_model(out: &mut impl Write, model: &ModelSettings) -> std::io::Resul
     if model.system_prompt.is_some() {
         parts.push("own system prompt".to_owned());
     }
+    if let Some(tokens) = model.max_output_tokens {
+        parts.push(format!("replies of at most {tokens} tokens"));
+    }
     if let Some(idle) = model.idle_timeout {
         parts.push(format!("silent endpoint given up after {idle:?}"));
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
 use prise_config::{Config, ModelSettings};
-use prise_llm::{Anthropic, Model, ModelError, ModelSpec, OpenAiCompatible, Provider};
+use prise_llm::{Anthropic, Model, ModelError, ModelSpec, OpenAiCompatible, Provider, StopReason};
 use prise_mcp::Mounts;
 
 use crate::cli::{AgentArgs, Output, RunArgs};
@@ -110,6 +110,12 @@ pub fn print_trace(event: &AgentEvent) {
         AgentEvent::ModelRetry { reason, delay } => {
             eprintln!("model: {reason}; retrying in {delay:.1?}")
         }
+        AgentEvent::TurnEnd {
+            stop: StopReason::Length,
+            ..
+        } => eprintln!(
+            "(the model stopped at its output limit; \"maxOutputTokens\" in the config's \"model\" section raises it)"
+        ),
         _ => {}
     }
 }
@@ -141,8 +147,15 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
             turn,
             elapsed,
             usage,
+            stop,
         } => json!({
             "type": "turn-end", "turn": turn, "elapsedMs": ms(elapsed),
+            "stop": match stop {
+                StopReason::End => "end",
+                StopReason::ToolCalls => "tool-calls",
+                StopReason::Length => "length",
+                StopReason::Other(other) => other,
+            },
             "usage": usage.map(|u| json!({"input": u.input, "output": u.output})),
         }),
     }
@@ -215,6 +228,7 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
         .map_err(|e| Failure::usage(e, None))?;
     let recovery = settings.and_then(|s| s.tool_call_recovery);
     let idle = settings.and_then(|s| s.idle_timeout);
+    let max_output = settings.and_then(|s| s.max_output_tokens).map(|n| n as u64);
     // Hosted models see images; most local ones do not (a vision model says so in the
     // configuration).
     let images = settings.and_then(|s| s.images).unwrap_or(matches!(
@@ -229,6 +243,10 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
                     None => Ok(c),
                 })
                 .map_err(model_failure)?;
+            let client = match max_output {
+                Some(tokens) => client.with_max_output_tokens(tokens),
+                None => client,
+            };
             Box::new(client.with_images(images))
         }
         // Small local models often write tool calls as text; hosted ones do not.
@@ -240,6 +258,10 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
                     None => Ok(c),
                 })
                 .map_err(model_failure)?;
+            let client = match max_output {
+                Some(tokens) => client.with_max_output_tokens(tokens),
+                None => client,
+            };
             Box::new(
                 client
                     .with_tool_call_recovery(recovery.unwrap_or(local))
