@@ -155,6 +155,11 @@ fn request_body(
                 ("assistant", blocks)
             }
         };
+        // A model that answered nothing leaves no turn: the API refuses empty ones,
+        // and the user turns around it merge.
+        if blocks.is_empty() {
+            continue;
+        }
         match turns.last_mut() {
             Some(last) if last["role"] == role => {
                 if let Some(content) = last["content"].as_array_mut() {
@@ -338,6 +343,20 @@ mod tests {
         assert_eq!(turns[2]["role"], "user");
         assert_eq!(turns[2]["content"].as_array().unwrap().len(), 2);
         assert_eq!(turns[2]["content"][0]["tool_use_id"], "t1");
+    }
+
+    #[test]
+    fn an_empty_answer_leaves_no_empty_turn() {
+        let messages = [
+            Message::text(Role::User, "hi"),
+            Message::assistant("", Vec::new()),
+            Message::text(Role::User, "hello?"),
+        ];
+        let body = request_body("claude-x", &messages, &[], true);
+        assert_eq!(
+            body["messages"],
+            json!([{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "hello?"}]}])
+        );
     }
 
     #[test]

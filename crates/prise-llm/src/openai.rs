@@ -230,7 +230,14 @@ fn message_json(message: &Message, images: bool) -> Value {
             json!({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
         }
         Role::Assistant => {
-            let mut value = json!({"role": "assistant", "content": if message.text.is_empty() { Value::Null } else { message.text.clone().into() }});
+            // No content is null beside tool calls, but must be a string without them
+            // (a model that answered nothing).
+            let content = if message.text.is_empty() && !message.tool_calls.is_empty() {
+                Value::Null
+            } else {
+                message.text.clone().into()
+            };
+            let mut value = json!({"role": "assistant", "content": content});
             if !message.tool_calls.is_empty() {
                 value["tool_calls"] = message
                     .tool_calls
@@ -468,6 +475,11 @@ mod tests {
             request_body("m", &messages, &[], false)
                 .get("tools")
                 .is_none()
+        );
+        let silent = request_body("m", &[Message::assistant("", Vec::new())], &[], false);
+        assert_eq!(
+            silent["messages"][0],
+            json!({"role": "assistant", "content": ""})
         );
     }
 
