@@ -349,6 +349,9 @@ async fn prompt_text(mounts: &prise_mcp::Mounts, name: &str, text: &str) -> Resu
             _ => None,
         })
         .collect();
+    if texts.iter().all(|t| t.trim().is_empty()) {
+        return Err(format!("prompt {name} gave no text to send"));
+    }
     Ok(texts.join("\n\n"))
 }
 
