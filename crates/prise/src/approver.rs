@@ -23,8 +23,13 @@ impl Approver for Terminal {
         } else {
             arguments
         };
+        let p = |text: &str| crate::output::printable(text).into_owned();
         let question = format!(
-            "\nserver {server} wants to run {name} {arguments}\nallow? [y]es / [n]o / [a]lways for {tool} this session: "
+            "\nserver {} wants to run {} {}\nallow? [y]es / [n]o / [a]lways for {} this session: ",
+            p(server),
+            p(name),
+            p(arguments),
+            p(tool)
         );
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {

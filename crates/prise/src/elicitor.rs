@@ -6,6 +6,8 @@ use std::sync::Arc;
 use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
 use serde_json::{Map, Value};
 
+use crate::output::printable;
+
 /// The terminal when a person is there (stdin and stderr are terminals), otherwise a
 /// polite refusal that says why.
 pub fn for_this_session() -> Arc<dyn Elicitor> {
@@ -52,7 +54,14 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
     let mut err = std::io::stderr().lock();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    writeln!(err, "\nserver {server} asks: {message}").ok()?;
+    // Everything shown comes from the server: printable, never obeyed.
+    writeln!(
+        err,
+        "\nserver {} asks: {}",
+        printable(server),
+        printable(message)
+    )
+    .ok()?;
     writeln!(
         err,
         "  (Enter keeps the default in brackets; Ctrl-D declines)"
@@ -94,7 +103,7 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
             if let Some(default) = default {
                 prompt.push_str(&format!(" [{}]", plain(default)));
             }
-            write!(err, "{prompt}: ").ok()?;
+            write!(err, "{}: ", printable(&prompt)).ok()?;
             err.flush().ok()?;
             let Some(Ok(line)) = lines.next() else {
                 writeln!(err).ok()?;
@@ -119,7 +128,7 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
                     answers.insert(name.clone(), value);
                     break;
                 }
-                Err(why) => writeln!(err, "  {why}").ok()?,
+                Err(why) => writeln!(err, "  {}", printable(&why)).ok()?,
             }
         }
     }

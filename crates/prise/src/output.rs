@@ -20,9 +20,39 @@ pub fn json(out: &mut impl Write, value: &impl serde::Serialize) -> io::Result<(
     writeln!(out)
 }
 
+/// Text from a server or a model made safe to show on a terminal: control characters
+/// other than newline and tab are shown as symbols (ESC as `␛`) instead of acting.
+/// Without this, a tool description, a server's stderr or a model's arguments could
+/// move the cursor, clear a line and rewrite what an approval prompt appears to ask.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let acts = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(acts) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| match c {
+            c if !acts(c) => c,
+            // The Control Pictures block has a symbol for each C0 character.
+            c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
+            '\u{7f}' => '␡',
+            _ => '�',
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Prints rows under a header, each column as wide as its widest cell; the last
-/// column is not padded.
+/// column is not padded. Cells are shown [`printable`].
 pub fn table(out: &mut impl Write, header: &[&str], rows: &[Vec<String>]) -> io::Result<()> {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|cell| printable(cell).into_owned())
+                .collect()
+        })
+        .collect();
+    let rows = rows.as_slice();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -46,4 +76,18 @@ pub fn table(out: &mut impl Write, header: &[&str], rows: &[Vec<String>]) -> io:
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        assert_eq!(printable("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(
+            printable("ok\x1b[2K\rdelete everything\x07\x7f\u{9b}"),
+            "ok␛[2K␍delete everything␇␡�"
+        );
+    }
 }

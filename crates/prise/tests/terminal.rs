@@ -336,3 +336,49 @@ async fn run_in_a_terminal_shows_the_tool_trace_then_the_answer() {
     .unwrap();
     assert!(status.success(), "{screen}");
 }
+
+/// What a server or a model writes can carry escape sequences (a prompt injection can
+/// ask for them): the terminal shows them and never obeys, so an approval prompt
+/// cannot be redrawn to look harmless.
+#[tokio::test]
+async fn escape_sequences_from_the_model_are_shown_not_obeyed() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}}}}"#,
+            common::bad_server().display()
+        ),
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![
+        // The arguments as the model streamed them, raw control characters included.
+        Scripted::Stream(vec![
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                "function": {"name": "bad__echo", "arguments": "{\"message\": \"rm -rf ~\u{1b}[2K\rlooks harmless\"}"}}]}}]}),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]),
+        answer("Done.\u{1b}]0;pwned\u{7}"),
+    ])
+    .await;
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let screen = tokio::task::spawn_blocking(move || {
+        let mut terminal = prise_in_terminal(
+            &home_path,
+            &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
+        );
+        terminal.expect("› ");
+        terminal.send("go\r");
+        terminal.expect(r#"wants to run echo {"message": "rm -rf ~␛[2K␍looks harmless"}"#);
+        terminal.send("n\r");
+        terminal.expect("Done.␛]0;pwned␇");
+        terminal.expect("› ");
+        terminal.send("/quit\r");
+        terminal.wait();
+        terminal.output()
+    })
+    .await
+    .unwrap();
+    assert!(!screen.contains("\u{1b}]0;pwned"), "{screen:?}");
+}

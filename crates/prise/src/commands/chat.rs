@@ -19,6 +19,7 @@ use crate::commands::run::{agent, model, model_failure, model_spec, print_trace}
 use crate::commands::session::{Session, transcript};
 use crate::failure::Failure;
 use crate::markdown::TerminalMarkdown;
+use crate::output::printable;
 
 const HELP: &str =
     "/tools  /servers  /SERVER__PROMPT args (or /prompt NAME args)  /clear  /save [FILE.md]  /quit";
@@ -225,7 +226,8 @@ async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: b
     while let Some(event) = events.recv().await {
         let text = match event {
             AgentEvent::ModelDelta(text) if styled => {
-                let text = markdown.push(&text);
+                // A model can be talked into writing escape sequences by what it read.
+                let text = markdown.push(&printable(&text));
                 if thinking && !text.is_empty() {
                     thinking = false;
                     if mid_line { format!("\n{text}") } else { text }
@@ -238,8 +240,9 @@ async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: b
             AgentEvent::ModelReasoning(text) if styled => {
                 thinking = true;
                 format!(
-                    "{}{text}{}",
+                    "{}{}{}",
                     crate::markdown::THOUGHT,
+                    printable(&text),
                     crate::markdown::RESET
                 )
             }
@@ -291,11 +294,12 @@ fn write_out(text: &str, mid_line: &mut bool) {
 fn print_tools(mounts: &prise_mcp::Mounts) {
     for tool in mounts.tools() {
         let description = tool.tool.description.as_deref().unwrap_or("");
-        println!(
+        let line = format!(
             "{}  {}",
             tool.name,
             description.lines().next().unwrap_or("")
         );
+        println!("{}", printable(&line));
     }
 }
 
@@ -307,7 +311,7 @@ fn print_servers(mounts: &prise_mcp::Mounts) {
             prise_mcp::ServerState::Failed(e) => format!("failed: {}", e.cause),
             prise_mcp::ServerState::Disabled => "disabled".to_owned(),
         };
-        println!("{name}  {state}");
+        println!("{}", printable(&format!("{name}  {state}")));
     }
 }
 

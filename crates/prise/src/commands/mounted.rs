@@ -7,6 +7,7 @@ use prise_mcp::{MountOptions, Mounts, Source};
 
 use crate::commands::config;
 use crate::failure::Failure;
+use crate::output::printable;
 
 /// The name of the embedded documentation server when no configuration is found.
 pub const DEFAULT_SERVER: &str = "docs";
@@ -20,9 +21,10 @@ pub async fn mount(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Fai
 /// Prints the servers that failed to mount as warnings on stderr.
 pub fn report(mounts: Mounts) -> Result<Mounts, Failure> {
     for failure in mounts.failures() {
-        eprintln!("warning: {failure}");
+        eprintln!("warning: {}", printable(&failure.to_string()));
+        // A server's own words: shown, never obeyed by the terminal.
         for line in &failure.stderr_tail {
-            eprintln!("  | {line}");
+            eprintln!("  | {}", printable(line));
         }
         if let Some(log) = &failure.log {
             eprintln!("  (full stderr in {})", log.display());

@@ -13,7 +13,7 @@ use crate::cli::{AgentArgs, Output, RunArgs};
 use crate::commands::session::Session;
 use crate::commands::{config, mounted};
 use crate::failure::Failure;
-use crate::output;
+use crate::output::{self, printable};
 
 /// The model when neither flags nor configuration name one: a local Ollama.
 pub const DEFAULT_MODEL: &str = "ollama:qwen2.5";
@@ -95,20 +95,26 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
     Ok(())
 }
 
-/// The tool trace a person sees on stderr.
+/// The tool trace a person sees on stderr (names and arguments come from servers and
+/// the model: shown [`printable`]).
 pub fn print_trace(event: &AgentEvent) {
+    let p = |text: &str| printable(text).into_owned();
     match event {
-        AgentEvent::ToolStart { name, arguments } => eprintln!("→ {name} {arguments}"),
+        AgentEvent::ToolStart { name, arguments } => eprintln!("→ {} {}", p(name), p(arguments)),
         AgentEvent::ToolEnd { name, ok, elapsed } => {
-            eprintln!("{} {name} ({elapsed:.1?})", if *ok { "✓" } else { "✗" })
+            eprintln!(
+                "{} {} ({elapsed:.1?})",
+                if *ok { "✓" } else { "✗" },
+                p(name)
+            )
         }
         AgentEvent::Approval {
             name,
             allowed: false,
             reason,
-        } => eprintln!("✗ {name}: {reason}"),
+        } => eprintln!("✗ {}: {reason}", p(name)),
         AgentEvent::ModelRetry { reason, delay } => {
-            eprintln!("model: {reason}; retrying in {delay:.1?}")
+            eprintln!("model: {}; retrying in {delay:.1?}", p(reason))
         }
         AgentEvent::TurnEnd {
             stop: StopReason::Length,
