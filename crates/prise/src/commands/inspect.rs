@@ -1,7 +1,7 @@
 //! The inspector: `servers`, `tools`, `call`, `resources`, `read`, `prompts`, `prompt`.
 //! No model is involved; each command mounts, asks, prints, and closes.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
@@ -373,8 +373,13 @@ fn write_contents(out: &mut impl Write, contents: &ResourceContents) -> std::io:
     }
 }
 
+/// A server's text: as it is for a pipe, [`output::printable`] for a person.
 fn write_text(out: &mut impl Write, text: &str) -> std::io::Result<()> {
-    out.write_all(text.as_bytes())?;
+    if std::io::stdout().is_terminal() {
+        out.write_all(output::printable(text).as_bytes())?;
+    } else {
+        out.write_all(text.as_bytes())?;
+    }
     if !text.ends_with('\n') {
         writeln!(out)?;
     }
