@@ -59,5 +59,5 @@ mod recover;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions};
 pub use approve::{Answer, Approver, AskFuture};
-pub use present::{READ_RESOURCE, ToolTable, model_name};
+pub use present::{READ_RESOURCE, ToolTable, is_hidden, model_name};
 pub use recover::tool_calls_in_text;

@@ -44,18 +44,25 @@ impl ToolTable {
             {
                 table.read_only.insert(tool.name.clone());
             }
+            let mut hidden = 0;
+            let description = visible(
+                tool.tool.description.as_deref().unwrap_or_default(),
+                &mut hidden,
+            );
+            let mut parameters =
+                adapt_schema(&Value::Object((*tool.tool.input_schema).clone()), dialect);
+            strip_hidden_descriptions(&mut parameters, &mut hidden);
+            if hidden > 0 {
+                tracing::warn!(
+                    "tool {} hides {hidden} invisible characters in its description; they are removed \
+                     before the model reads it (a server that hides text may be trying to instruct the model)",
+                    tool.name
+                );
+            }
             table.definitions.push(ToolDefinition {
                 name,
-                description: tool
-                    .tool
-                    .description
-                    .as_deref()
-                    .unwrap_or_default()
-                    .to_owned(),
-                parameters: adapt_schema(
-                    &Value::Object((*tool.tool.input_schema).clone()),
-                    dialect,
-                ),
+                description,
+                parameters,
             });
         }
         table
@@ -88,6 +95,48 @@ impl ToolTable {
     /// The exposed name (`server__tool`) behind a name the model used.
     pub fn exposed(&self, model_name: &str) -> Option<&str> {
         self.exposed.get(model_name).map(String::as_str)
+    }
+}
+
+/// Whether a character is invisible on a screen yet read by a model: Unicode tags (the
+/// "ASCII smuggling" block), zero-width characters and bidirectional overrides. Tool
+/// descriptions carry them to instruct a model behind the user's back.
+pub fn is_hidden(c: char) -> bool {
+    matches!(c,
+        '\u{E0000}'..='\u{E007F}'
+        | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{FEFF}')
+}
+
+/// `text` without its hidden characters, counting them into `hidden`.
+fn visible(text: &str, hidden: &mut usize) -> String {
+    let count = text.chars().filter(|&c| is_hidden(c)).count();
+    *hidden += count;
+    if count == 0 {
+        text.to_owned()
+    } else {
+        text.chars().filter(|&c| !is_hidden(c)).collect()
+    }
+}
+
+/// The same for every `description` inside a schema.
+fn strip_hidden_descriptions(schema: &mut Value, hidden: &mut usize) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => *text = visible(text, hidden),
+                    other => strip_hidden_descriptions(other, hidden),
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| strip_hidden_descriptions(item, hidden)),
+        _ => {}
     }
 }
 

@@ -23,7 +23,7 @@ impl Approver for Terminal {
         } else {
             arguments
         };
-        let p = |text: &str| crate::output::printable(text).into_owned();
+        let p = |text: &str| crate::output::revealed(text).into_owned();
         let question = format!(
             "\nserver {} wants to run {} {}\nallow? [y]es / [n]o / [a]lways for {} this session: ",
             p(server),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
 use serde_json::{Map, Value};
 
-use crate::output::printable;
+use crate::output::revealed;
 
 /// The terminal when a person is there (stdin and stderr are terminals), otherwise a
 /// polite refusal that says why.
@@ -58,8 +58,8 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
     writeln!(
         err,
         "\nserver {} asks: {}",
-        printable(server),
-        printable(message)
+        revealed(server),
+        revealed(message)
     )
     .ok()?;
     writeln!(
@@ -103,7 +103,7 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
             if let Some(default) = default {
                 prompt.push_str(&format!(" [{}]", plain(default)));
             }
-            write!(err, "{}: ", printable(&prompt)).ok()?;
+            write!(err, "{}: ", revealed(&prompt)).ok()?;
             err.flush().ok()?;
             let Some(Ok(line)) = lines.next() else {
                 writeln!(err).ok()?;
@@ -128,7 +128,7 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
                     answers.insert(name.clone(), value);
                     break;
                 }
-                Err(why) => writeln!(err, "  {}", printable(&why)).ok()?,
+                Err(why) => writeln!(err, "  {}", revealed(&why)).ok()?,
             }
         }
     }

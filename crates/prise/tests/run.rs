@@ -970,3 +970,36 @@ async fn prompts_are_chat_commands_of_their_own_name() {
     );
     assert!(stderr.contains("unknown command /docs__nope"), "{stderr}");
 }
+
+#[tokio::test]
+async fn words_hidden_in_a_tool_description_never_reach_the_model() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"poison": {{"command": "python3", "args": ["{}", "hidden"]}}}}}}"#,
+            common::bad_server().display()
+        ),
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![answer("ok")]).await;
+    let out = succeed(home.path(), run_args(&model, &["-p", "hi"])).await;
+    let tool = &model.requests()[0].body["tools"][0]["function"];
+    assert_eq!(tool["description"], "Echoes a message.");
+    assert_eq!(
+        tool["parameters"]["properties"]["message"]["description"],
+        "What to echo"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tool poison__echo hides 10 invisible characters in its description"),
+        "{stderr}"
+    );
+    // A person listing the tools sees that something is hidden, and what.
+    let listed = succeed(home.path(), vec!["tools".into()]).await;
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains("Echoes a message.⟦U+E0063⟧⟦U+E0061⟧⟦U+E006C⟧"),
+        "{listed}"
+    );
+}

@@ -19,7 +19,7 @@ use crate::commands::run::{agent, model, model_failure, model_spec, print_trace}
 use crate::commands::session::{Session, transcript};
 use crate::failure::Failure;
 use crate::markdown::TerminalMarkdown;
-use crate::output::printable;
+use crate::output::{printable, revealed};
 
 const HELP: &str =
     "/tools  /servers  /SERVER__PROMPT args (or /prompt NAME args)  /clear  /save [FILE.md]  /quit";
@@ -299,7 +299,7 @@ fn print_tools(mounts: &prise_mcp::Mounts) {
             tool.name,
             description.lines().next().unwrap_or("")
         );
-        println!("{}", printable(&line));
+        println!("{}", revealed(&line));
     }
 }
 
@@ -311,7 +311,7 @@ fn print_servers(mounts: &prise_mcp::Mounts) {
             prise_mcp::ServerState::Failed(e) => format!("failed: {}", e.cause),
             prise_mcp::ServerState::Disabled => "disabled".to_owned(),
         };
-        println!("{}", printable(&format!("{name}  {state}")));
+        println!("{}", revealed(&format!("{name}  {state}")));
     }
 }
 

@@ -7,7 +7,7 @@ use prise_mcp::{MountOptions, Mounts, Source};
 
 use crate::commands::config;
 use crate::failure::Failure;
-use crate::output::printable;
+use crate::output::revealed;
 
 /// The name of the embedded documentation server when no configuration is found.
 pub const DEFAULT_SERVER: &str = "docs";
@@ -21,10 +21,10 @@ pub async fn mount(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Fai
 /// Prints the servers that failed to mount as warnings on stderr.
 pub fn report(mounts: Mounts) -> Result<Mounts, Failure> {
     for failure in mounts.failures() {
-        eprintln!("warning: {}", printable(&failure.to_string()));
+        eprintln!("warning: {}", revealed(&failure.to_string()));
         // A server's own words: shown, never obeyed by the terminal.
         for line in &failure.stderr_tail {
-            eprintln!("  | {}", printable(line));
+            eprintln!("  | {}", revealed(line));
         }
         if let Some(log) = &failure.log {
             eprintln!("  (full stderr in {})", log.display());

@@ -13,7 +13,7 @@ use crate::cli::{AgentArgs, Output, RunArgs};
 use crate::commands::session::Session;
 use crate::commands::{config, mounted};
 use crate::failure::Failure;
-use crate::output::{self, printable};
+use crate::output::{self, revealed};
 
 /// The model when neither flags nor configuration name one: a local Ollama.
 pub const DEFAULT_MODEL: &str = "ollama:qwen2.5";
@@ -96,9 +96,9 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
 }
 
 /// The tool trace a person sees on stderr (names and arguments come from servers and
-/// the model: shown [`printable`]).
+/// the model: shown [`revealed`]).
 pub fn print_trace(event: &AgentEvent) {
-    let p = |text: &str| printable(text).into_owned();
+    let p = |text: &str| revealed(text).into_owned();
     match event {
         AgentEvent::ToolStart { name, arguments } => eprintln!("→ {} {}", p(name), p(arguments)),
         AgentEvent::ToolEnd { name, ok, elapsed } => {
