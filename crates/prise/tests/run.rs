@@ -13,21 +13,6 @@ use common::peers;
 use scripted_model::{Scripted, ScriptedModel};
 use serde_json::json;
 
-fn tool_call(id: &str, name: &str, arguments: serde_json::Value) -> Scripted {
-    Scripted::Stream(vec![
-        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": id, "type": "function",
-            "function": {"name": name, "arguments": arguments.to_string()}}]}}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
-    ])
-}
-
-fn answer(text: &str) -> Scripted {
-    Scripted::Stream(vec![
-        json!({"choices": [{"index": 0, "delta": {"content": text}}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-    ])
-}
-
 /// [`prise`], asserting that it succeeded.
 async fn succeed(home: &Path, args: Vec<String>) -> Output {
     let out = prise(home, args).await;
@@ -62,23 +47,12 @@ fn run_args(model: &ScriptedModel, extra: &[&str]) -> Vec<String> {
     args
 }
 
-/// The messages of the tool role in a recorded request.
-fn tool_messages(request: &scripted_model::Recorded) -> Vec<String> {
-    request.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 #[tokio::test]
 async fn the_embedded_docs_answer_a_question() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
-        answer("Servers get SIGTERM, then SIGKILL."),
+        Scripted::tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
+        Scripted::answer("Servers get SIGTERM, then SIGKILL."),
     ])
     .await;
     let out = succeed(
@@ -112,7 +86,7 @@ async fn the_embedded_docs_answer_a_question() {
         requests[0].body["messages"][1],
         json!({"role": "user", "content": "How are servers stopped?"})
     );
-    let results = tool_messages(&requests[1]);
+    let results = requests[1].tool_results();
     assert_eq!(results.len(), 1);
     assert!(results[0].contains("mounting.md:"), "{}", results[0]);
 }
@@ -136,13 +110,13 @@ async fn a_two_step_task_through_server_filesystem() {
     )
     .unwrap();
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "filesystem__list_directory", json!({"path": files})),
-        tool_call(
+        Scripted::tool_call("c1", "filesystem__list_directory", json!({"path": files})),
+        Scripted::tool_call(
             "c2",
             "filesystem__read_text_file",
             json!({"path": files.join("notes.txt")}),
         ),
-        answer("At noon."),
+        Scripted::answer("At noon."),
     ])
     .await;
     let root = files.display().to_string();
@@ -155,31 +129,31 @@ async fn a_two_step_task_through_server_filesystem() {
     let requests = model.requests();
     assert_eq!(requests.len(), 3);
     assert!(
-        tool_messages(&requests[1])[0].contains("[FILE] notes.txt"),
+        requests[1].tool_results()[0].contains("[FILE] notes.txt"),
         "{:?}",
-        tool_messages(&requests[1])
+        requests[1].tool_results()
     );
-    assert_eq!(tool_messages(&requests[2])[1], "the meeting is at noon\n");
+    assert_eq!(requests[2].tool_results()[1], "the meeting is at noon\n");
 }
 
 #[tokio::test]
 async fn tool_errors_go_back_to_the_model() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "docs__read_doc", json!({"path": "../../etc/passwd"})),
-        tool_call("c2", "docs__no_such_tool", json!({})),
-        answer("I could not read it."),
+        Scripted::tool_call("c1", "docs__read_doc", json!({"path": "../../etc/passwd"})),
+        Scripted::tool_call("c2", "docs__no_such_tool", json!({})),
+        Scripted::answer("I could not read it."),
     ])
     .await;
     succeed(home.path(), run_args(&model, &["-p", "read passwd"])).await;
     let requests = model.requests();
     assert!(
-        tool_messages(&requests[1])[0].starts_with("error: path must not contain '..'"),
+        requests[1].tool_results()[0].starts_with("error: path must not contain '..'"),
         "{:?}",
-        tool_messages(&requests[1])
+        requests[1].tool_results()
     );
     assert_eq!(
-        tool_messages(&requests[2])[1],
+        requests[2].tool_results()[1],
         "error: there is no tool named docs__no_such_tool"
     );
 }
@@ -189,7 +163,7 @@ async fn max_turns_is_a_clear_failure() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(
         (0..2)
-            .map(|i| tool_call(&format!("c{i}"), "docs__list_docs", json!({})))
+            .map(|i| Scripted::tool_call(&format!("c{i}"), "docs__list_docs", json!({})))
             .collect(),
     )
     .await;
@@ -206,7 +180,12 @@ async fn max_turns_is_a_clear_failure() {
     assert_eq!(model.requests().len(), 2);
 
     // stream-json consumers see the failure as the last event.
-    let model = ScriptedModel::start(vec![tool_call("c0", "docs__list_docs", json!({}))]).await;
+    let model = ScriptedModel::start(vec![Scripted::tool_call(
+        "c0",
+        "docs__list_docs",
+        json!({}),
+    )])
+    .await;
     let out = prise(
         home.path(),
         run_args(
@@ -261,42 +240,39 @@ async fn no_model_server_is_one_error_naming_the_url() {
 #[tokio::test]
 async fn tools_that_need_approval_are_refused_without_a_person_unless_yes() {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        format!(
-            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}},
-                "approval": {{"tools": {{"bad__env": "deny"}}}}}}"#,
-            common::bad_server().display()
-        ),
-    )
-    .unwrap();
+    common::mount_bad_server(
+        home.path(),
+        "bad",
+        "normal",
+        json!({"approval": {"tools": {"bad__env": "deny"}}}),
+    );
     // bad__echo does not declare itself read-only: the default policy asks.
     let script = || {
         vec![
-            tool_call("c1", "bad__echo", json!({"message": "hi"})),
-            tool_call("c2", "bad__env", json!({})),
-            answer("done"),
+            Scripted::tool_call("c1", "bad__echo", json!({"message": "hi"})),
+            Scripted::tool_call("c2", "bad__env", json!({})),
+            Scripted::answer("done"),
         ]
     };
     let model = ScriptedModel::start(script()).await;
     succeed(home.path(), run_args(&model, &["-p", "go"])).await;
     let requests = model.requests();
     assert_eq!(
-        tool_messages(&requests[1])[0],
+        requests[1].tool_results()[0],
         "error: this call was not run: needs approval, and nobody can answer (not interactive; pass --yes to allow)"
     );
     assert_eq!(
-        tool_messages(&requests[2])[1],
+        requests[2].tool_results()[1],
         "error: this call was not run: denied by policy"
     );
 
     let model = ScriptedModel::start(script()).await;
     succeed(home.path(), run_args(&model, &["--yes", "-p", "go"])).await;
     let requests = model.requests();
-    assert_eq!(tool_messages(&requests[1])[0], "echo: hi");
+    assert_eq!(requests[1].tool_results()[0], "echo: hi");
     // --yes does not override a deny.
     assert_eq!(
-        tool_messages(&requests[2])[1],
+        requests[2].tool_results()[1],
         "error: this call was not run: denied by policy"
     );
 }
@@ -306,7 +282,7 @@ async fn json_and_stream_json_outputs() {
     let home = tempfile::tempdir().unwrap();
     let script = || {
         vec![
-            tool_call("c1", "docs__list_docs", json!({})),
+            Scripted::tool_call("c1", "docs__list_docs", json!({})),
             Scripted::Stream(vec![
                 json!({"choices": [{"index": 0, "delta": {"content": "Two "}}]}),
                 json!({"choices": [{"index": 0, "delta": {"content": "parts."}, "finish_reason": "stop"}]}),
@@ -361,8 +337,8 @@ async fn json_and_stream_json_outputs() {
 async fn tool_calls_written_as_text_by_small_models_are_recovered() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
-        answer("<tool_call>\n{\"name\": \"docs__grep_docs\", \"arguments\": {\"keyword\": \"SIGKILL\"}}\n</tool_call>"),
-        answer("Found it."),
+        Scripted::answer("<tool_call>\n{\"name\": \"docs__grep_docs\", \"arguments\": {\"keyword\": \"SIGKILL\"}}\n</tool_call>"),
+        Scripted::answer("Found it."),
     ])
     .await;
     let out = succeed(
@@ -379,7 +355,7 @@ async fn tool_calls_written_as_text_by_small_models_are_recovered() {
         messages[2]["tool_calls"][0]["function"]["name"],
         "docs__grep_docs"
     );
-    assert!(tool_messages(&requests[1])[0].contains("mounting.md:"));
+    assert!(requests[1].tool_results()[0].contains("mounting.md:"));
 }
 
 #[tokio::test]
@@ -387,7 +363,7 @@ async fn a_call_a_model_only_thought_about_is_not_made() {
     let home = tempfile::tempdir().unwrap();
     // With recovery on (a local model), JSON in the answer would be a call; inside
     // <think> it is a thought, and the answer is what follows it.
-    let model = ScriptedModel::start(vec![answer(
+    let model = ScriptedModel::start(vec![Scripted::answer(
         "<think>Should I call {\"name\": \"docs__list_docs\", \"arguments\": {}}? No need.</think>\n\nNo tool needed: 4.",
     )])
     .await;
@@ -425,9 +401,9 @@ async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
     )
     .unwrap();
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "read_resource", json!({"uri": "weather://cities"})),
-        tool_call("c2", "weather__get_weather", json!({"city": "beijing"})),
-        answer("Rainy in Beijing."),
+        Scripted::tool_call("c1", "read_resource", json!({"uri": "weather://cities"})),
+        Scripted::tool_call("c2", "weather__get_weather", json!({"city": "beijing"})),
+        Scripted::answer("Rainy in Beijing."),
     ])
     .await;
     let out = succeed(
@@ -440,13 +416,13 @@ async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
     let system = requests[0].body["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("- weather://cities ("), "{system}");
     assert_eq!(
-        tool_messages(&requests[1])[0],
+        requests[1].tool_results()[0],
         "beijing, guangzhou, shanghai"
     );
     assert!(
-        tool_messages(&requests[2])[1].contains("rainy"),
+        requests[2].tool_results()[1].contains("rainy"),
         "{:?}",
-        tool_messages(&requests[2])
+        requests[2].tool_results()
     );
 }
 
@@ -462,7 +438,7 @@ async fn ctrl_c_during_a_tool_call_leaves_no_process_behind() {
         ),
     )
     .unwrap();
-    let model = ScriptedModel::start(vec![tool_call("c1", "bad__slow", json!({}))]).await;
+    let model = ScriptedModel::start(vec![Scripted::tool_call("c1", "bad__slow", json!({}))]).await;
     let mut child = std::process::Command::new(common::prise_bin())
         .args(run_args(&model, &["--yes", "-p", "wait"]))
         .env_clear()
@@ -554,10 +530,10 @@ async fn anthropic_models_run_the_same_loop() {
 async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
-        answer("SIGTERM first."),
-        answer("Then SIGKILL."),
-        answer("Fresh start."),
+        Scripted::tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
+        Scripted::answer("SIGTERM first."),
+        Scripted::answer("Then SIGKILL."),
+        Scripted::answer("Fresh start."),
     ])
     .await;
     let url = model.url.clone();
@@ -625,9 +601,9 @@ async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
 async fn sessions_are_saved_and_resumed() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
-        answer("Noted: blue."),
-        answer("You said blue."),
-        answer("Still blue."),
+        Scripted::answer("Noted: blue."),
+        Scripted::answer("You said blue."),
+        Scripted::answer("Still blue."),
     ])
     .await;
     succeed(
@@ -710,23 +686,21 @@ async fn sessions_are_saved_and_resumed() {
 async fn the_model_section_of_the_config_chooses_model_prompt_and_limits() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "bad__echo", json!({"message": "hi"})),
-        tool_call("c2", "bad__echo", json!({"message": "again"})),
+        Scripted::tool_call("c1", "bad__echo", json!({"message": "hi"})),
+        Scripted::tool_call("c2", "bad__echo", json!({"message": "again"})),
     ])
     .await;
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        format!(
-            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}},
-                "approval": {{"default": "allow"}},
-                "model": {{"name": "openai-compatible:from-config", "baseUrl": "{}",
-                           "apiKey": "${{FAKE_KEY:-unset}}", "maxTurns": 1, "maxToolOutput": 4,
-                           "systemPrompt": "Answer in French."}}}}"#,
-            common::bad_server().display(),
-            model.url
-        ),
-    )
-    .unwrap();
+    common::mount_bad_server(
+        home.path(),
+        "bad",
+        "normal",
+        json!({
+            "approval": {"default": "allow"},
+            "model": {"name": "openai-compatible:from-config", "baseUrl": model.url,
+                      "apiKey": "${FAKE_KEY:-unset}", "maxTurns": 1, "maxToolOutput": 4,
+                      "systemPrompt": "Answer in French."}
+        }),
+    );
     let out = tokio::task::spawn_blocking({
         let home = home.path().to_owned();
         move || {
@@ -758,8 +732,8 @@ async fn the_model_section_of_the_config_chooses_model_prompt_and_limits() {
 
     // Flags win over the file: two turns, and the cut of 4 characters shows.
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "bad__echo", json!({"message": "hi"})),
-        answer("fini"),
+        Scripted::tool_call("c1", "bad__echo", json!({"message": "hi"})),
+        Scripted::answer("fini"),
     ])
     .await;
     let out = succeed(
@@ -771,9 +745,9 @@ async fn the_model_section_of_the_config_chooses_model_prompt_and_limits() {
     let requests = model.requests();
     assert_eq!(requests[0].body["model"], "fake");
     assert!(
-        tool_messages(&requests[1])[0].starts_with("echo\n[output cut: it was 8 characters"),
+        requests[1].tool_results()[0].starts_with("echo\n[output cut: it was 8 characters"),
         "{:?}",
-        tool_messages(&requests[1])
+        requests[1].tool_results()
     );
 }
 
@@ -794,8 +768,8 @@ async fn images_from_tools_reach_models_that_see() {
     };
     let script = || {
         vec![
-            tool_call("c1", "everything__get-tiny-image", json!({})),
-            answer("It is the MCP logo."),
+            Scripted::tool_call("c1", "everything__get-tiny-image", json!({})),
+            Scripted::answer("It is the MCP logo."),
         ]
     };
 
@@ -814,7 +788,7 @@ async fn images_from_tools_reach_models_that_see() {
         url.starts_with("data:image/png;base64,iVBORw0KGgo"),
         "{url}"
     );
-    assert!(tool_messages(&model.requests()[1])[0].contains("[an image, image/png]"));
+    assert!(model.requests()[1].tool_results()[0].contains("[an image, image/png]"));
 
     // A model that does not see gets the text only, which names the image.
     write_config(false);
@@ -822,21 +796,7 @@ async fn images_from_tools_reach_models_that_see() {
     succeed(home.path(), run_args(&model, &["-p", "What is the logo?"])).await;
     let request = &model.requests()[1];
     assert!(!request.body.to_string().contains("image_url"));
-    assert!(tool_messages(request)[0].contains("[an image, image/png]"));
-}
-
-/// One model turn that calls several tools at once.
-fn tool_calls(calls: &[(&str, &str, serde_json::Value)]) -> Scripted {
-    let deltas = calls
-        .iter()
-        .enumerate()
-        .map(|(index, (id, name, arguments))| {
-            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": id, "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()}}]}}]})
-        })
-        .chain([json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})])
-        .collect();
-    Scripted::Stream(deltas)
+    assert!(request.tool_results()[0].contains("[an image, image/png]"));
 }
 
 #[tokio::test]
@@ -858,12 +818,12 @@ async fn calls_of_one_turn_run_at_once_and_long_names_map_back() {
     let short = prise_agent::model_name(&long);
     assert_eq!(short.len(), 64);
     let model = ScriptedModel::start(vec![
-        tool_calls(&[
+        Scripted::tool_calls(&[
             ("c1", "m__meet", json!({"message": "a"})),
             ("c2", "m__meet", json!({"message": "b"})),
             ("c3", &short, json!({"message": "long"})),
         ]),
-        answer("All three answered."),
+        Scripted::answer("All three answered."),
     ])
     .await;
     let out = succeed(home.path(), run_args(&model, &["-p", "go"])).await;
@@ -880,7 +840,7 @@ async fn calls_of_one_turn_run_at_once_and_long_names_map_back() {
         .collect();
     assert_eq!(offered, ["m__meet", short.as_str()]);
     // Results in the order of the calls; the shortened name reached the right tool.
-    assert_eq!(tool_messages(&requests[1]), ["met", "met", "echo: long"]);
+    assert_eq!(requests[1].tool_results(), ["met", "met", "echo: long"]);
 }
 
 #[tokio::test]
@@ -916,7 +876,8 @@ async fn an_answer_cut_at_the_output_limit_says_so() {
 #[tokio::test]
 async fn prompts_are_chat_commands_of_their_own_name() {
     let home = tempfile::tempdir().unwrap();
-    let model = ScriptedModel::start(vec![answer("One."), answer("Two.")]).await;
+    let model =
+        ScriptedModel::start(vec![Scripted::answer("One."), Scripted::answer("Two.")]).await;
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let out = tokio::task::spawn_blocking(move || {
@@ -974,15 +935,8 @@ async fn prompts_are_chat_commands_of_their_own_name() {
 #[tokio::test]
 async fn words_hidden_in_a_tool_description_never_reach_the_model() {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        format!(
-            r#"{{"mcpServers": {{"poison": {{"command": "python3", "args": ["{}", "hidden"]}}}}}}"#,
-            common::bad_server().display()
-        ),
-    )
-    .unwrap();
-    let model = ScriptedModel::start(vec![answer("ok")]).await;
+    common::mount_bad_server(home.path(), "poison", "hidden", json!({}));
+    let model = ScriptedModel::start(vec![Scripted::answer("ok")]).await;
     let out = succeed(home.path(), run_args(&model, &["-p", "hi"])).await;
     let tool = &model.requests()[0].body["tools"][0]["function"];
     assert_eq!(tool["description"], "Echoes a message.");

@@ -13,21 +13,6 @@ use common::pty::Pty;
 use scripted_model::{Scripted, ScriptedModel};
 use serde_json::json;
 
-fn tool_call(id: &str, name: &str, arguments: serde_json::Value) -> Scripted {
-    Scripted::Stream(vec![
-        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": id, "type": "function",
-            "function": {"name": name, "arguments": arguments.to_string()}}]}}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
-    ])
-}
-
-fn answer(text: &str) -> Scripted {
-    Scripted::Stream(vec![
-        json!({"choices": [{"index": 0, "delta": {"content": text}}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-    ])
-}
-
 /// `prise ARGS` as `common::prise` sets it up (empty home, nothing inherited), in a
 /// terminal that is its controlling terminal (util-linux `setsid --ctty`), so that
 /// Ctrl-C typed there is a SIGINT, as for a person.
@@ -45,34 +30,16 @@ fn prise_in_terminal(home: &Path, args: &[&str]) -> Pty {
     Pty::spawn(command)
 }
 
-/// The text of every tool message in a recorded request.
-fn tool_results(request: &scripted_model::Recorded) -> Vec<String> {
-    request.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 #[tokio::test]
 async fn chat_asks_before_each_tool_call_and_renders_the_answer() {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        format!(
-            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}}}}"#,
-            common::bad_server().display()
-        ),
-    )
-    .unwrap();
+    common::mount_bad_server(home.path(), "bad", "normal", json!({}));
     // bad__echo is not read-only, so the default policy asks each time.
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "bad__echo", json!({"message": "one"})),
-        tool_call("c2", "bad__echo", json!({"message": "two"})),
-        tool_call("c3", "bad__echo", json!({"message": "three"})),
-        answer("**Done**: `three` echoed."),
+        Scripted::tool_call("c1", "bad__echo", json!({"message": "one"})),
+        Scripted::tool_call("c2", "bad__echo", json!({"message": "two"})),
+        Scripted::tool_call("c3", "bad__echo", json!({"message": "three"})),
+        Scripted::answer("**Done**: `three` echoed."),
     ])
     .await;
     let url = model.url.clone();
@@ -107,7 +74,7 @@ async fn chat_asks_before_each_tool_call_and_renders_the_answer() {
     let requests = model.requests();
     assert_eq!(requests.len(), 4);
     assert_eq!(
-        tool_results(&requests[3]),
+        requests[3].tool_results(),
         [
             "error: this call was not run: declined by the user",
             "echo: two",
@@ -203,24 +170,21 @@ fn a_server_question_is_a_form_in_the_terminal() {
 #[tokio::test]
 async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        format!(
-            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}},
-                "approval": {{"default": "allow"}}}}"#,
-            common::bad_server().display()
-        ),
-    )
-    .unwrap();
+    common::mount_bad_server(
+        home.path(),
+        "bad",
+        "normal",
+        json!({"approval": {"default": "allow"}}),
+    );
     // bad__slow never answers unless cancelled. The model says something first.
-    let Scripted::Stream(mut slow) = tool_call("c1", "bad__slow", json!({})) else {
+    let Scripted::Stream(mut slow) = Scripted::tool_call("c1", "bad__slow", json!({})) else {
         unreachable!()
     };
     slow.insert(
         0,
         json!({"choices": [{"index": 0, "delta": {"content": "Waiting."}}]}),
     );
-    let model = ScriptedModel::start(vec![Scripted::Stream(slow), answer("Back.")]).await;
+    let model = ScriptedModel::start(vec![Scripted::Stream(slow), Scripted::answer("Back.")]).await;
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let (status, screen) = tokio::task::spawn_blocking(move || {
@@ -249,7 +213,7 @@ async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
     assert_eq!(requests.len(), 2);
     // The call that never finished is answered as cancelled, so the provider accepts
     // the history; the next question follows it.
-    assert_eq!(tool_results(&requests[1]), ["error: cancelled by the user"]);
+    assert_eq!(requests[1].tool_results(), ["error: cancelled by the user"]);
     let last = requests[1].body["messages"]
         .as_array()
         .unwrap()
@@ -272,7 +236,7 @@ async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
 async fn tab_completes_commands_and_prompt_names() {
     let home = tempfile::tempdir().unwrap();
     // No configuration: the embedded docs server, whose prompt is docs__cite_answer.
-    let model = ScriptedModel::start(vec![answer("Cited.")]).await;
+    let model = ScriptedModel::start(vec![Scripted::answer("Cited.")]).await;
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let status = tokio::task::spawn_blocking(move || {
@@ -307,8 +271,8 @@ async fn tab_completes_commands_and_prompt_names() {
 async fn run_in_a_terminal_shows_the_tool_trace_then_the_answer() {
     let home = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
-        tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
-        answer("SIGTERM, then SIGKILL."),
+        Scripted::tool_call("c1", "docs__grep_docs", json!({"keyword": "SIGKILL"})),
+        Scripted::answer("SIGTERM, then SIGKILL."),
     ])
     .await;
     let url = model.url.clone();
@@ -343,14 +307,7 @@ async fn run_in_a_terminal_shows_the_tool_trace_then_the_answer() {
 #[tokio::test]
 async fn escape_sequences_from_the_model_are_shown_not_obeyed() {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        format!(
-            r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{}", "normal"]}}}}}}"#,
-            common::bad_server().display()
-        ),
-    )
-    .unwrap();
+    common::mount_bad_server(home.path(), "bad", "normal", json!({}));
     let model = ScriptedModel::start(vec![
         // The arguments as the model streamed them, raw control characters included.
         Scripted::Stream(vec![
@@ -358,7 +315,7 @@ async fn escape_sequences_from_the_model_are_shown_not_obeyed() {
                 "function": {"name": "bad__echo", "arguments": "{\"message\": \"rm -rf ~\u{1b}[2K\rlooks harmless\"}"}}]}}]}),
             json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
         ]),
-        answer("Done.\u{1b}]0;pwned\u{7}"),
+        Scripted::answer("Done.\u{1b}]0;pwned\u{7}"),
     ])
     .await;
     let url = model.url.clone();

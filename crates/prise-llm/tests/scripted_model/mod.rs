@@ -40,6 +40,46 @@ impl Recorded {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// The text of every tool message of an OpenAI-shaped request, in order.
+    pub fn tool_results(&self) -> Vec<String> {
+        self.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+impl Scripted {
+    /// An OpenAI-style streamed turn calling one tool.
+    pub fn tool_call(id: &str, name: &str, arguments: Value) -> Scripted {
+        Scripted::tool_calls(&[(id, name, arguments)])
+    }
+
+    /// An OpenAI-style streamed turn calling several tools at once.
+    pub fn tool_calls(calls: &[(&str, &str, Value)]) -> Scripted {
+        let deltas = calls
+            .iter()
+            .enumerate()
+            .map(|(index, (id, name, arguments))| {
+                serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": arguments.to_string()}}]}}]})
+            })
+            .chain([serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})])
+            .collect();
+        Scripted::Stream(deltas)
+    }
+
+    /// An OpenAI-style streamed final answer.
+    pub fn answer(text: &str) -> Scripted {
+        Scripted::Stream(vec![
+            serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]}),
+            serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        ])
+    }
 }
 
 /// The running double.

@@ -41,6 +41,16 @@ pub fn bad_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../prise-mcp/tests/fixtures/bad_server.py")
 }
 
+/// Writes `home/.mcp.json` mounting the misbehaving test server in `mode` under
+/// `name`, with `more` top-level keys (an object: `approval`, `model`...).
+pub fn mount_bad_server(home: &Path, name: &str, mode: &str, more: serde_json::Value) {
+    let mut config = serde_json::json!({"mcpServers": {name: {"command": "python3", "args": [bad_server(), mode]}}});
+    if let serde_json::Value::Object(more) = more {
+        config.as_object_mut().unwrap().extend(more);
+    }
+    std::fs::write(home.join(".mcp.json"), config.to_string()).unwrap();
+}
+
 /// Pids of processes whose command line contains `marker`.
 pub fn processes_with(marker: &str) -> Vec<u32> {
     let mut found = Vec::new();
