@@ -7,9 +7,7 @@ use serde_json::{Value, json};
 
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
-use crate::send::{
-    DEFAULT_IDLE_TIMEOUT, complete_with_retries, content_type, http_client, not_the_api,
-};
+use crate::send::{ClientOptions, complete_with_retries, content_type, http_client, not_the_api};
 use crate::spec::Endpoint;
 use crate::types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,
@@ -32,34 +30,31 @@ pub struct Anthropic {
 }
 
 impl Anthropic {
-    /// A client for `model` at `endpoint` (`https://api.anthropic.com/v1` and a key).
+    /// A client for `model` at `endpoint` (`https://api.anthropic.com/v1` and a key),
+    /// with the default options.
     pub fn new(endpoint: Endpoint, model: impl Into<String>) -> Result<Anthropic, ModelError> {
+        Anthropic::with_options(endpoint, model, ClientOptions::default())
+    }
+
+    /// A client for `model` at `endpoint` with `options`.
+    pub fn with_options(
+        endpoint: Endpoint,
+        model: impl Into<String>,
+        options: ClientOptions,
+    ) -> Result<Anthropic, ModelError> {
         Ok(Anthropic {
-            client: http_client(DEFAULT_IDLE_TIMEOUT)?,
+            client: http_client(options.idle_timeout)?,
             endpoint,
             model: model.into(),
             retry: RetryPolicy::default(),
             images: true,
-            max_output_tokens: MAX_TOKENS,
+            max_output_tokens: options.max_output_tokens.unwrap_or(MAX_TOKENS),
         })
     }
 
     /// Whether to send images (every Claude model reads them, so yes unless told).
     pub fn with_images(mut self, images: bool) -> Anthropic {
         self.images = images;
-        self
-    }
-
-    /// Gives up on a connection silent for `idle` (default [`DEFAULT_IDLE_TIMEOUT`]);
-    /// the request is then tried again as the retry policy says.
-    pub fn with_idle_timeout(mut self, idle: std::time::Duration) -> Result<Anthropic, ModelError> {
-        self.client = http_client(idle)?;
-        Ok(self)
-    }
-
-    /// Caps each reply at `tokens` (the API requires a cap; 8192 unless told).
-    pub fn with_max_output_tokens(mut self, tokens: u64) -> Anthropic {
-        self.max_output_tokens = tokens;
         self
     }
 

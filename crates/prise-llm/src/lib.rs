@@ -28,7 +28,7 @@ pub use model::Model;
 pub use openai::OpenAiCompatible;
 pub use retry::RetryPolicy;
 pub use schema::{SchemaDialect, adapt_schema};
-pub use send::DEFAULT_IDLE_TIMEOUT;
+pub use send::{ClientOptions, DEFAULT_IDLE_TIMEOUT};
 pub use spec::{Endpoint, ModelSpec, Provider};
 pub use types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,

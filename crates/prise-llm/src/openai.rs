@@ -8,9 +8,7 @@ use serde_json::{Value, json};
 use crate::error::ModelError;
 use crate::retry::RetryPolicy;
 use crate::schema::SchemaDialect;
-use crate::send::{
-    DEFAULT_IDLE_TIMEOUT, complete_with_retries, content_type, http_client, not_the_api,
-};
+use crate::send::{ClientOptions, complete_with_retries, content_type, http_client, not_the_api};
 use crate::spec::Endpoint;
 use crate::think::{Piece, ThinkSplitter};
 use crate::types::{
@@ -30,20 +28,28 @@ pub struct OpenAiCompatible {
 }
 
 impl OpenAiCompatible {
-    /// A client for `model` at `endpoint`, with the default retry policy.
+    /// A client for `model` at `endpoint`, with the default options and retry policy.
     pub fn new(
         endpoint: Endpoint,
         model: impl Into<String>,
     ) -> Result<OpenAiCompatible, ModelError> {
-        let client = http_client(DEFAULT_IDLE_TIMEOUT)?;
+        OpenAiCompatible::with_options(endpoint, model, ClientOptions::default())
+    }
+
+    /// A client for `model` at `endpoint` with `options`.
+    pub fn with_options(
+        endpoint: Endpoint,
+        model: impl Into<String>,
+        options: ClientOptions,
+    ) -> Result<OpenAiCompatible, ModelError> {
         Ok(OpenAiCompatible {
-            client,
+            client: http_client(options.idle_timeout)?,
             endpoint,
             model: model.into(),
             retry: RetryPolicy::default(),
             recover_tool_calls: false,
             images: false,
-            max_output_tokens: None,
+            max_output_tokens: options.max_output_tokens,
         })
     }
 
@@ -77,23 +83,6 @@ impl OpenAiCompatible {
     /// not, the model reads only the text, which names each image.
     pub fn with_images(mut self, images: bool) -> OpenAiCompatible {
         self.images = images;
-        self
-    }
-
-    /// Gives up on a connection silent for `idle` (default [`DEFAULT_IDLE_TIMEOUT`]);
-    /// the request is then tried again as the retry policy says.
-    pub fn with_idle_timeout(
-        mut self,
-        idle: std::time::Duration,
-    ) -> Result<OpenAiCompatible, ModelError> {
-        self.client = http_client(idle)?;
-        Ok(self)
-    }
-
-    /// Caps each reply at `tokens` (unset: the server's own limit, which for Ollama is
-    /// none: a small model that loops would write until its context is full).
-    pub fn with_max_output_tokens(mut self, tokens: u64) -> OpenAiCompatible {
-        self.max_output_tokens = Some(tokens);
         self
     }
 

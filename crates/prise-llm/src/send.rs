@@ -14,6 +14,27 @@ use crate::types::{ModelEvent, Reply};
 /// on a CPU can read a long prompt for minutes before its first token.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// What every provider's client is told, the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientOptions {
+    /// Give up on a connection silent this long (waiting for the reply or between two
+    /// pieces of it); the request is then tried again as the retry policy says.
+    pub idle_timeout: Duration,
+    /// The most tokens one reply may have; `None`: the provider's default (none for
+    /// most OpenAI-compatible servers, so a small model that loops writes until its
+    /// context is full; 8192 for Anthropic, whose API requires a number).
+    pub max_output_tokens: Option<u64>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_output_tokens: None,
+        }
+    }
+}
+
 /// An HTTP client for a provider that gives up on a connection silent for `idle`
 /// (while waiting for the reply or between two pieces of it).
 pub(crate) fn http_client(idle: Duration) -> Result<reqwest::Client, ModelError> {

@@ -6,19 +6,23 @@ mod scripted_model;
 use std::time::Duration;
 
 use prise_llm::{
-    Endpoint, Message, ModelError, ModelEvent, OpenAiCompatible, RetryPolicy, Role, StopReason,
-    ToolDefinition,
+    ClientOptions, Endpoint, Message, ModelError, ModelEvent, OpenAiCompatible, RetryPolicy, Role,
+    StopReason, ToolDefinition,
 };
 use scripted_model::{Scripted, ScriptedModel};
 use serde_json::json;
 
 fn client(url: &str, key: Option<&str>) -> OpenAiCompatible {
+    client_with(url, key, ClientOptions::default())
+}
+
+fn client_with(url: &str, key: Option<&str>, options: ClientOptions) -> OpenAiCompatible {
     let endpoint = Endpoint {
         base_url: url.to_owned(),
         api_key: key.map(str::to_owned),
     };
     // Short waits, so that retry tests stay fast; Retry-After is still honoured.
-    OpenAiCompatible::new(endpoint, "fake-model")
+    OpenAiCompatible::with_options(endpoint, "fake-model", options)
         .unwrap()
         .with_retry(RetryPolicy {
             first: Duration::from_millis(10),
@@ -180,9 +184,11 @@ async fn a_silent_endpoint_is_given_up_after_the_idle_timeout() {
         Scripted::Stream(vec![delta("awake")]),
     ])
     .await;
-    let client = client(&model.url, None)
-        .with_idle_timeout(Duration::from_millis(300))
-        .unwrap();
+    let options = ClientOptions {
+        idle_timeout: Duration::from_millis(300),
+        ..ClientOptions::default()
+    };
+    let client = client_with(&model.url, None, options);
     let mut retries = Vec::new();
     let reply = client
         .complete(&[Message::text(Role::User, "hi")], &[], &mut |e| {
@@ -200,8 +206,11 @@ async fn a_silent_endpoint_is_given_up_after_the_idle_timeout() {
 #[tokio::test]
 async fn the_output_cap_is_sent() {
     let model = ScriptedModel::start(vec![Scripted::Stream(vec![delta("ok")])]).await;
-    client(&model.url, None)
-        .with_max_output_tokens(64)
+    let options = ClientOptions {
+        max_output_tokens: Some(64),
+        ..ClientOptions::default()
+    };
+    client_with(&model.url, None, options)
         .complete(&[Message::text(Role::User, "hi")], &[], &mut |_| {})
         .await
         .unwrap();

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
 use prise_config::{Config, ModelSettings};
-use prise_llm::{Anthropic, Model, ModelError, ModelSpec, OpenAiCompatible, Provider, StopReason};
+use prise_llm::{
+    Anthropic, ClientOptions, Model, ModelError, ModelSpec, OpenAiCompatible, Provider, StopReason,
+};
 use prise_mcp::Mounts;
 
 use crate::cli::{AgentArgs, Output, RunArgs};
@@ -233,8 +235,12 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
         )
         .map_err(|e| Failure::usage(e, None))?;
     let recovery = settings.and_then(|s| s.tool_call_recovery);
-    let idle = settings.and_then(|s| s.idle_timeout);
-    let max_output = settings.and_then(|s| s.max_output_tokens).map(|n| n as u64);
+    let options = ClientOptions {
+        idle_timeout: settings
+            .and_then(|s| s.idle_timeout)
+            .unwrap_or(prise_llm::DEFAULT_IDLE_TIMEOUT),
+        max_output_tokens: settings.and_then(|s| s.max_output_tokens).map(|n| n as u64),
+    };
     // Hosted models see images; most local ones do not (a vision model says so in the
     // configuration).
     let images = settings.and_then(|s| s.images).unwrap_or(matches!(
@@ -243,31 +249,15 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
     ));
     Ok(match spec.provider {
         Provider::Anthropic => {
-            let client = Anthropic::new(endpoint, spec.model)
-                .and_then(|c| match idle {
-                    Some(idle) => c.with_idle_timeout(idle),
-                    None => Ok(c),
-                })
-                .map_err(model_failure)?;
-            let client = match max_output {
-                Some(tokens) => client.with_max_output_tokens(tokens),
-                None => client,
-            };
+            let client =
+                Anthropic::with_options(endpoint, spec.model, options).map_err(model_failure)?;
             Box::new(client.with_images(images))
         }
         // Small local models often write tool calls as text; hosted ones do not.
         provider => {
             let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
-            let client = OpenAiCompatible::new(endpoint, spec.model)
-                .and_then(|c| match idle {
-                    Some(idle) => c.with_idle_timeout(idle),
-                    None => Ok(c),
-                })
+            let client = OpenAiCompatible::with_options(endpoint, spec.model, options)
                 .map_err(model_failure)?;
-            let client = match max_output {
-                Some(tokens) => client.with_max_output_tokens(tokens),
-                None => client,
-            };
             Box::new(
                 client
                     .with_tool_call_recovery(recovery.unwrap_or(local))
