@@ -13,77 +13,94 @@ use crate::output::{printable, revealed};
 /// Prints the agent's events: answers on stdout as they stream, the tool trace on
 /// stderr.
 pub async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: bool) {
-    let mut markdown = TerminalMarkdown::new();
-    // Whether the model's text left the cursor mid-line ("Let me check."), where a
-    // trace line must not be glued.
-    let mut mid_line = false;
-    // The answer starts on a line of its own after the thoughts.
-    let mut thinking = false;
+    let mut screen = Screen {
+        styled,
+        markdown: TerminalMarkdown::new(),
+        mid_line: false,
+        thinking: false,
+    };
     while let Some(event) = events.recv().await {
-        let text = match event {
-            AgentEvent::ModelDelta(text) if styled => {
-                // A model can be talked into writing escape sequences by what it read.
-                let text = markdown.push(&printable(&text));
-                if thinking && !text.is_empty() {
-                    thinking = false;
-                    if mid_line { format!("\n{text}") } else { text }
-                } else {
-                    text
-                }
-            }
-            AgentEvent::ModelDelta(text) => text,
-            // Thoughts are shown dimmed to a person, and kept out of piped output.
-            AgentEvent::ModelReasoning(text) if styled => {
-                thinking = true;
-                format!(
-                    "{}{}{}",
-                    crate::markdown::THOUGHT,
-                    printable(&text),
-                    crate::markdown::RESET
-                )
-            }
-            AgentEvent::ModelReasoning(_) => continue,
-            // A turn cancelled mid-answer leaves styles open: the next starts clean.
-            AgentEvent::TurnStart { .. } if styled => markdown.finish(),
-            AgentEvent::TurnEnd { ref stop, .. } => {
-                let text = if styled {
-                    markdown.finish()
-                } else {
-                    String::new()
-                };
-                write_out(&text, &mut mid_line);
-                if *stop == StopReason::Length {
-                    if mid_line {
-                        println!();
-                        mid_line = false;
-                    }
-                    print_trace(&event);
-                }
-                continue;
-            }
-            AgentEvent::TurnStart { .. } => continue,
-            other => {
-                if mid_line {
-                    println!();
-                    mid_line = false;
-                }
-                print_trace(&other);
-                continue;
-            }
-        };
-        write_out(&text, &mut mid_line);
+        screen.show(event);
     }
 }
 
-/// Prints the model's text and notes whether it left the cursor mid-line.
-fn write_out(text: &str, mid_line: &mut bool) {
-    let visible = crate::markdown::without_trailing_styles(text);
-    if !visible.is_empty() {
-        *mid_line = !visible.ends_with('\n');
+/// The chat's terminal, and where its cursor is.
+struct Screen {
+    /// Markdown and colours for a person; text as written for a pipe or NO_COLOR.
+    styled: bool,
+    markdown: TerminalMarkdown,
+    /// The model's text left the cursor mid-line ("Let me check."): a trace line must
+    /// not be glued to it.
+    mid_line: bool,
+    /// Thoughts were shown: the answer starts on a line of its own.
+    thinking: bool,
+}
+
+impl Screen {
+    fn show(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::ModelDelta(text) if self.styled => {
+                // A model can be talked into writing escape sequences by what it read.
+                let text = self.markdown.push(&printable(&text));
+                if self.thinking && !text.is_empty() {
+                    self.thinking = false;
+                    self.end_line();
+                }
+                self.write(&text);
+            }
+            AgentEvent::ModelDelta(text) => self.write(&text),
+            // Thoughts are shown dimmed to a person, and kept out of piped output.
+            AgentEvent::ModelReasoning(text) if self.styled => {
+                self.thinking = true;
+                let (dim, reset) = (crate::markdown::THOUGHT, crate::markdown::RESET);
+                self.write(&format!("{dim}{}{reset}", printable(&text)));
+            }
+            AgentEvent::ModelReasoning(_) => {}
+            // A turn cancelled mid-answer leaves styles open: the next starts clean.
+            AgentEvent::TurnStart { .. } | AgentEvent::TurnEnd { .. } if self.styled => {
+                let rest = self.markdown.finish();
+                self.write(&rest);
+                if matches!(
+                    event,
+                    AgentEvent::TurnEnd {
+                        stop: StopReason::Length,
+                        ..
+                    }
+                ) {
+                    self.trace(&event);
+                }
+            }
+            AgentEvent::TurnEnd {
+                stop: StopReason::Length,
+                ..
+            } => self.trace(&event),
+            AgentEvent::TurnStart { .. } | AgentEvent::TurnEnd { .. } => {}
+            other => self.trace(&other),
+        }
     }
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+
+    /// The model's text, on stdout.
+    fn write(&mut self, text: &str) {
+        let visible = crate::markdown::without_trailing_styles(text);
+        if !visible.is_empty() {
+            self.mid_line = !visible.ends_with('\n');
+        }
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+
+    /// A line of the trace, on stderr, on a line of its own.
+    fn trace(&mut self, event: &AgentEvent) {
+        self.end_line();
+        print_trace(event);
+    }
+
+    fn end_line(&mut self) {
+        if std::mem::take(&mut self.mid_line) {
+            println!();
+        }
+    }
 }
 
 /// `/tools`: each tool's exposed name and the first line of its description.
