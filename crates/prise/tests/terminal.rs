@@ -30,6 +30,14 @@ fn prise_in_terminal(home: &Path, args: &[&str]) -> Pty {
     Pty::spawn(command)
 }
 
+/// `prise chat` with the scripted model at `url`, in a terminal.
+fn chat_in_terminal(home: &Path, url: &str) -> Pty {
+    prise_in_terminal(
+        home,
+        &["chat", "-m", "openai-compatible:fake", "--base-url", url],
+    )
+}
+
 #[tokio::test]
 async fn chat_asks_before_each_tool_call_and_renders_the_answer() {
     let home = tempfile::tempdir().unwrap();
@@ -45,10 +53,7 @@ async fn chat_asks_before_each_tool_call_and_renders_the_answer() {
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let (status, screen) = tokio::task::spawn_blocking(move || {
-        let mut terminal = prise_in_terminal(
-            &home_path,
-            &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
-        );
+        let mut terminal = chat_in_terminal(&home_path, &url);
         terminal.expect("› ");
         terminal.send("echo three times\r");
         terminal.expect(r#"server bad wants to run echo {"message":"one"}"#);
@@ -188,10 +193,7 @@ async fn ctrl_c_in_chat_cancels_the_turn_and_its_call_but_not_the_chat() {
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let (status, screen) = tokio::task::spawn_blocking(move || {
-        let mut terminal = prise_in_terminal(
-            &home_path,
-            &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
-        );
+        let mut terminal = chat_in_terminal(&home_path, &url);
         terminal.expect("› ");
         terminal.send("wait for it\r");
         // The trace starts on a line of its own.
@@ -240,10 +242,7 @@ async fn tab_completes_commands_and_prompt_names() {
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let status = tokio::task::spawn_blocking(move || {
-        let mut terminal = prise_in_terminal(
-            &home_path,
-            &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
-        );
+        let mut terminal = chat_in_terminal(&home_path, &url);
         terminal.expect("prise chat with openai-compatible:fake: 3 tools from 1 server.");
         terminal.expect("› ");
         terminal.send("/docs__ci\t");
@@ -321,10 +320,7 @@ async fn escape_sequences_from_the_model_are_shown_not_obeyed() {
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let screen = tokio::task::spawn_blocking(move || {
-        let mut terminal = prise_in_terminal(
-            &home_path,
-            &["chat", "-m", "openai-compatible:fake", "--base-url", &url],
-        );
+        let mut terminal = chat_in_terminal(&home_path, &url);
         terminal.expect("› ");
         terminal.send("go\r");
         terminal.expect(r#"wants to run echo {"message": "rm -rf ~␛[2K␍looks harmless"}"#);
