@@ -29,6 +29,8 @@ pub struct Config {
     /// The model the agent talks to and the agent's limits (`"model"`), each unset
     /// field left to flags and defaults.
     pub model: ModelSettings,
+    /// Folders offered as roots to every server without roots of its own (`"roots"`).
+    pub roots: Vec<PathBuf>,
     /// Things in the file that prise accepted but ignores, for the user to see.
     pub warnings: Vec<String>,
 }
@@ -65,6 +67,10 @@ pub struct Server {
     pub restart: RestartPolicy,
     /// Which protocol era to speak.
     pub protocol: Protocol,
+    /// Folders offered to the server as MCP roots: its own `"roots"`, else the file's
+    /// top-level `"roots"`; empty offers none (the server keeps what its arguments
+    /// give it).
+    pub roots: Vec<PathBuf>,
 }
 
 /// How to reach a server.

@@ -6,7 +6,7 @@
 //! the file it came from, so its offset in the file is known.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -32,13 +32,14 @@ impl Config {
             env,
             warnings: Vec::new(),
         };
-        let (format, servers, approval, model) = parser.document()?;
+        let (format, servers, approval, model, roots) = parser.document()?;
         Ok(Config {
             path: path.to_owned(),
             format,
             servers,
             approval,
             model,
+            roots,
             warnings: parser.warnings,
         })
     }
@@ -94,6 +95,7 @@ struct Fields<'a> {
     restart: Option<&'a RawValue>,
     max_restarts: Option<&'a RawValue>,
     protocol: Option<&'a RawValue>,
+    roots: Option<&'a RawValue>,
 }
 
 /// Which transport a `type` value asks for.
@@ -113,16 +115,23 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     #[allow(clippy::type_complexity)]
-    fn document(&mut self) -> Result<(Format, Vec<Server>, Approval, ModelSettings), ConfigError> {
+    fn document(
+        &mut self,
+    ) -> Result<(Format, Vec<Server>, Approval, ModelSettings, Vec<PathBuf>), ConfigError> {
         let top: Entries<'a> = serde_json::from_str(self.text)
             .map_err(|e| self.serde_error(0, self.text, "invalid JSON", &e))?;
         let mut found: Option<(Format, &'a RawValue)> = None;
         let mut approval = Approval::default();
         let mut model = ModelSettings::default();
+        let mut roots = Vec::new();
         for (key, raw) in &top.0 {
             let format = match key.as_str() {
                 "mcpServers" => Format::McpServers,
                 "servers" => Format::VsCode,
+                "roots" => {
+                    roots = self.roots(raw, "top level", false)?;
+                    continue;
+                }
                 "approval" => {
                     approval = self.approval(raw)?;
                     continue;
@@ -175,9 +184,52 @@ impl<'a> Parser<'a> {
                     Some("rename or remove one of them".into()),
                 ));
             }
-            servers.push(self.server(name, raw)?);
+            servers.push(self.server(name, raw, &roots)?);
         }
-        Ok((format, servers, approval, model))
+        Ok((format, servers, approval, model, roots))
+    }
+
+    /// `"roots": ["~/notes", "src"]`: folders, `${VAR}` expanded, `~/` meaning the home
+    /// folder, relative ones taken from the file's directory.
+    fn roots(
+        &self,
+        raw: &'a RawValue,
+        what: &str,
+        lenient: bool,
+    ) -> Result<Vec<PathBuf>, ConfigError> {
+        let strings = Strings {
+            parser: self,
+            server: what,
+            lenient,
+        };
+        let dir = self.path.parent().unwrap_or(Path::new(""));
+        let items: Vec<&'a RawValue> = self.value(raw, &format!("{what}: roots"))?;
+        let mut roots = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let text = strings.string(item, &format!("roots[{i}]"))?;
+            if text.trim().is_empty() {
+                return Err(self.error(
+                    self.offset(item),
+                    format!("{what}: roots[{i}] is empty"),
+                    Some("name a folder, e.g. \"~/notes\"".into()),
+                ));
+            }
+            let path = match text.strip_prefix("~/").or((text == "~").then_some("")) {
+                Some(rest) => match (self.env)("HOME").filter(|h| !h.is_empty()) {
+                    Some(home) => Path::new(&home).join(rest),
+                    None => {
+                        return Err(self.error(
+                            self.offset(item),
+                            format!("{what}: roots[{i}] starts with ~ but HOME is not set"),
+                            None,
+                        ));
+                    }
+                },
+                None => dir.join(&text),
+            };
+            roots.push(path);
+        }
+        Ok(roots)
     }
 
     /// `"approval": {"default": "ask", "allowReadOnly": true, "tools": {"glob": "allow"}}`.
@@ -296,7 +348,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn server(&mut self, name: String, raw: &'a RawValue) -> Result<Server, ConfigError> {
+    fn server(
+        &mut self,
+        name: String,
+        raw: &'a RawValue,
+        shared_roots: &[PathBuf],
+    ) -> Result<Server, ConfigError> {
         let what = format!("server \"{name}\"");
         let entries: Entries<'a> = self.value(raw, &what)?;
         let mut f = Fields::default();
@@ -317,6 +374,7 @@ impl<'a> Parser<'a> {
                 "restart" => &mut f.restart,
                 "maxRestarts" => &mut f.max_restarts,
                 "protocol" => &mut f.protocol,
+                "roots" => &mut f.roots,
                 _ => {
                     let (line, column) = position(self.text, self.key_offset(value));
                     self.warnings.push(format!(
@@ -452,6 +510,10 @@ impl<'a> Parser<'a> {
                 }
             },
         };
+        let roots = match f.roots {
+            Some(raw) => self.roots(raw, &what, disabled)?,
+            None => shared_roots.to_vec(),
+        };
         Ok(Server {
             name,
             transport,
@@ -461,6 +523,7 @@ impl<'a> Parser<'a> {
             tools,
             restart,
             protocol,
+            roots,
         })
     }
 

@@ -162,6 +162,50 @@ fn prise_options() {
 }
 
 #[test]
+fn roots_top_level_and_per_server() {
+    let config = parse(
+        r#"{"roots": ["~/notes", "src", "/abs", "${HOME}/x"],
+  "mcpServers": {
+    "shared": {"command": "a"},
+    "own": {"command": "b", "roots": ["../elsewhere"]},
+    "none": {"command": "c", "roots": []}
+  }}"#,
+    )
+    .unwrap();
+    let paths = |v: &[std::path::PathBuf]| {
+        v.iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        paths(&config.roots),
+        ["/home/u/notes", "/proj/src", "/abs", "/home/u/x"]
+    );
+    assert_eq!(paths(&config.servers[0].roots), paths(&config.roots));
+    assert_eq!(paths(&config.servers[1].roots), ["/proj/../elsewhere"]);
+    assert!(config.servers[2].roots.is_empty());
+    // Without "roots" anywhere, no server is offered any.
+    let plain = parse(r#"{"mcpServers": {"s": {"command": "a"}}}"#).unwrap();
+    assert!(plain.servers[0].roots.is_empty());
+
+    let (line, column, message, _) =
+        fail(r#"{"mcpServers": {"s": {"command": "a", "roots": ["${NOPE}"]}}}"#);
+    assert_eq!((line, column), (1, 49));
+    assert_eq!(
+        message,
+        "server \"s\": roots[0] uses ${NOPE}, which is not set"
+    );
+    let (_, _, message, _) = fail(r#"{"roots": "~/notes", "mcpServers": {}}"#);
+    assert!(
+        message.starts_with("top level: roots: invalid type"),
+        "{message}"
+    );
+    let (_, _, message, hint) = fail(r#"{"roots": [""], "mcpServers": {}}"#);
+    assert_eq!(message, "top level: roots[0] is empty");
+    assert!(hint.unwrap().contains("~/notes"));
+}
+
+#[test]
 fn unknown_keys_are_warned_about_not_silently_dropped() {
     let config = parse("{\"mcpServers\": {\"s\": {\n  \"command\": \"x\", \"envFile\": \".env\", \"headers\": {}}}}").unwrap();
     assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);

@@ -28,6 +28,8 @@ pub(crate) struct Shared {
     /// Bumped whenever the catalog changes, so the registry knows to rebuild.
     pub generation: AtomicU64,
     pub events: broadcast::Sender<MountEvent>,
+    /// When the server last asked for roots (`roots/list`).
+    pub roots_asked: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 impl Shared {
@@ -36,6 +38,7 @@ impl Shared {
             catalog: RwLock::default(),
             generation: AtomicU64::new(0),
             events,
+            roots_asked: std::sync::Mutex::new(None),
         }
     }
 
@@ -59,8 +62,12 @@ impl ClientHandler for Client {
         // Sampling is not advertised: prise cannot route it to a model from here, and a
         // capability that always fails is worse than none. Elicitation is: the elicitor
         // always answers, if only to decline when nobody is there.
+        // Roots only when there are some to offer: a server told the client has roots
+        // may replace its configured folders with them (see `roots`).
         let mut capabilities = ClientCapabilities::default();
-        capabilities.roots = Some(Default::default());
+        if !self.roots.is_empty() {
+            capabilities.roots = Some(Default::default());
+        }
         capabilities.elicitation =
             Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
         // The version offered by `initialize`; `server/discover` negotiates its own.
@@ -75,6 +82,11 @@ impl ClientHandler for Client {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
+        *self
+            .shared
+            .roots_asked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
         Ok(ListRootsResult::new(self.roots.to_vec()))
     }
 

@@ -21,6 +21,11 @@ use crate::eras::Era;
 use crate::mount::{MountOptions, TERMINATE_GRACE};
 use crate::{http, sse};
 
+/// How long a server that asked for roots while starting is given to apply them
+/// before the first request (see [`handshake`]). server-filesystem 2026.8.31 took
+/// about 5 ms on a machine here; no message tells when it is done.
+const ROOTS_SETTLE: Duration = Duration::from_millis(100);
+
 /// A live connection: the rmcp service and, for stdio, the process behind it.
 pub(crate) struct Connection {
     pub service: RunningService<RoleClient, Client>,
@@ -191,6 +196,7 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let probing = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+    let (shared, offers_roots) = (client.shared.clone(), !client.roots.is_empty());
     let service = serve_client_with_lifecycle(client, transport, lifecycle)
         .await
         .map_err(|e| Failed {
@@ -198,6 +204,18 @@ where
             cause: describe_init(e),
         })?;
     let catalog = list(&service).await.map_err(Failed::new)?;
+    // A server that asked for roots while starting (server-filesystem does, on
+    // `initialized`) switches to them when it reads the answer. One more round trip
+    // after that answer means the first call comes after it, so a call made right
+    // after mounting sees the roots, not the folders the server started with.
+    // A server that asked for roots while starting (server-filesystem does, on
+    // `initialized`) switches to them some time after reading the answer: it checks
+    // each folder on disk first. A call made in between would still see the folders
+    // it started with, so the mount is ready only once that time has passed.
+    let asked = *shared.roots_asked.lock().unwrap_or_else(|e| e.into_inner());
+    if offers_roots && let Some(asked) = asked {
+        tokio::time::sleep_until((asked + ROOTS_SETTLE).into()).await;
+    }
     Ok(Connected {
         service,
         catalog,

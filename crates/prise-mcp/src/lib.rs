@@ -20,6 +20,7 @@ mod http;
 mod mount;
 mod mounts;
 pub mod registry;
+mod roots;
 mod sse;
 mod supervise;
 
@@ -30,6 +31,7 @@ pub use event::MountEvent;
 pub use mount::{InProcessStream, Mount, MountOptions, TERMINATE_GRACE};
 pub use mounts::{ExposedPrompt, ExposedTool, Mounts, ServerState, Source};
 pub use registry::exposed_name;
+pub use roots::folder_root;
 
 /// The protocol types prise exchanges with servers, re-exported for callers.
 pub use rmcp::model;

@@ -33,8 +33,9 @@ pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
 /// Options that apply to every mount.
 #[derive(Debug, Clone)]
 pub struct MountOptions {
-    /// Roots offered to servers that ask (`roots/list`).
-    pub roots: Vec<Root>,
+    /// Roots offered to every server instead of their configured ones (`--root`);
+    /// `None` offers each server its own `roots` from the configuration.
+    pub roots: Option<Vec<Root>>,
     /// Folder for per-server stderr logs; `None` keeps only the in-memory tail.
     pub log_dir: Option<std::path::PathBuf>,
     /// Who answers servers' questions (elicitation).
@@ -45,17 +46,9 @@ pub struct MountOptions {
 
 impl Default for MountOptions {
     fn default() -> Self {
-        let roots = std::env::current_dir()
-            .ok()
-            .and_then(|dir| {
-                let uri = format!("file://{}", dir.to_str()?);
-                Some(Root::new(uri).with_name(dir.file_name()?.to_string_lossy().into_owned()))
-            })
-            .into_iter()
-            .collect();
         let state = child::default_state_dir();
         MountOptions {
-            roots,
+            roots: None,
             log_dir: state.as_ref().map(|dir| dir.join("logs")),
             elicitor: Arc::new(Decline),
             eras: state.map(|dir| EraCache::at(dir.join("eras.json"))),
@@ -118,7 +111,24 @@ impl Mount {
     ) -> Result<Mount, MountError> {
         let started = Instant::now();
         let shared = Arc::new(Shared::new(events));
-        let client = client_for(&server.name, options, &shared);
+        let fail_early = |cause: String| MountError {
+            server: server.name.clone(),
+            cause,
+            stderr_tail: Vec::new(),
+            log: None,
+        };
+        let roots = match &options.roots {
+            Some(roots) => roots.clone(),
+            None => server
+                .roots
+                .iter()
+                .map(|dir| {
+                    crate::roots::folder_root(dir)
+                        .map_err(|e| fail_early(format!("root {}: {e}", dir.display())))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let client = client_for(&server.name, roots, options, &shared);
         let stderr = StderrSlot::default();
         let outcome = tokio::time::timeout(
             server.startup_timeout,
@@ -171,7 +181,7 @@ impl Mount {
     ) -> Result<Mount, MountError> {
         let started = Instant::now();
         let shared = Arc::new(Shared::new(events));
-        let client = client_for(name, options, &shared);
+        let client = client_for(name, Vec::new(), options, &shared);
         let connected = connect::handshake(client, stream, ClientLifecycleMode::Initialize)
             .await
             .map_err(|failed| MountError {
@@ -410,10 +420,15 @@ impl Live {
     }
 }
 
-fn client_for(name: &str, options: &MountOptions, shared: &Arc<Shared>) -> Client {
+fn client_for(
+    name: &str,
+    roots: Vec<Root>,
+    options: &MountOptions,
+    shared: &Arc<Shared>,
+) -> Client {
     Client {
         server: name.into(),
-        roots: options.roots.clone().into(),
+        roots: roots.into(),
         elicitor: options.elicitor.clone(),
         shared: shared.clone(),
     }

@@ -89,7 +89,8 @@ async fn server_everything_over_streamable_http() {
     .await;
     assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
     assert_eq!(mounts.mounts()[0].transport(), "http");
-    assert_eq!(mounts.tools().len(), 15);
+    // 13, and one for elicitation, which prise offers (roots are offered when asked).
+    assert_eq!(mounts.tools().len(), 14);
     let result = mounts
         .call_tool(
             "everything__echo",
@@ -231,7 +232,7 @@ async fn server_everything_over_legacy_sse() {
     );
     let mount = &mounts.mounts()[0];
     assert_eq!(mount.transport(), "sse");
-    assert_eq!(mount.tools().len(), 15);
+    assert_eq!(mount.tools().len(), 14);
     let result = mounts
         .call_tool(
             "old__echo",

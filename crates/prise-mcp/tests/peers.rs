@@ -28,13 +28,6 @@ fn options(logs: &std::path::Path) -> MountOptions {
     }
 }
 
-/// Roots are deprecated by the 2026-07-28 revision but servers of the dated versions
-/// (server-filesystem) still ask for them.
-#[allow(deprecated)]
-fn root(dir: &std::path::Path) -> prise_mcp::model::Root {
-    prise_mcp::model::Root::new(format!("file://{}", dir.display()))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reference_servers_mount_side_by_side_with_a_broken_one() {
     let peers = peers();
@@ -59,7 +52,7 @@ async fn reference_servers_mount_side_by_side_with_a_broken_one() {
     let mounts = Mounts::start(
         sources,
         MountOptions {
-            roots: vec![root(files.path())],
+            roots: Some(vec![prise_mcp::folder_root(files.path()).unwrap()]),
             eras: Some(prise_mcp::eras::EraCache::at(logs.path().join("eras.json"))),
             ..options(logs.path())
         },

@@ -21,8 +21,9 @@ pub struct Cli {
     #[arg(short, long, global = true, value_name = "FILE", env = "PRISE_CONFIG")]
     pub config: Option<PathBuf>,
 
-    /// Offer this folder to servers as a root (repeat for several); the current
-    /// directory when none is given.
+    /// Offer this folder to every server as a root (repeat for several), instead of
+    /// the configuration's "roots"; without either, no roots are offered and servers
+    /// keep the folders their arguments give them.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Vec<PathBuf>,
 

@@ -6,6 +6,7 @@ mod common;
 use common::{peers, prise};
 
 use predicates::prelude::*;
+use serde_json::json;
 
 #[test]
 fn with_no_configuration_the_embedded_docs_are_mounted() {
@@ -127,7 +128,7 @@ fn servers_shows_healthy_and_failed_peers() {
         .arg("servers")
         .assert()
         .success()
-        .stdout(predicate::str::is_match(r"everything\s+ready\s+stdio\s+2025-11-25\s+mcp-servers/everything \S+\s+15\s+7\s+4\s+\d+ ms").unwrap())
+        .stdout(predicate::str::is_match(r"everything\s+ready\s+stdio\s+2025-11-25\s+mcp-servers/everything \S+\s+14\s+7\s+4\s+\d+ ms").unwrap())
         .stdout(predicate::str::is_match(r"broken\s+failed").unwrap())
         .stdout(predicate::str::is_match(r"off\s+disabled").unwrap())
         .stdout(predicate::str::contains("server broken: closed the connection during the handshake"))
@@ -140,35 +141,80 @@ fn servers_shows_healthy_and_failed_peers() {
         .stderr(predicate::str::contains("warning: server broken"));
 }
 
+/// server-filesystem configured on `notes`, prise run from another folder: the server
+/// keeps its folder, every time; roots are offered only when asked for, and then they
+/// are in force for the very first call.
 #[test]
-fn roots_default_to_the_working_directory_and_can_be_given() {
+fn a_server_keeps_its_configured_folder_unless_roots_are_asked_for() {
     let home = tempfile::tempdir().unwrap();
+    let base = home.path().canonicalize().unwrap();
+    for dir in ["notes", "code", "other"] {
+        std::fs::create_dir(base.join(dir)).unwrap();
+        std::fs::write(base.join(dir).join("x.txt"), format!("in {dir}\n")).unwrap();
+    }
+    let fs = peers().join("npm/node_modules/.bin/mcp-server-filesystem");
+    let config = |roots: &str| {
+        format!(
+            r#"{{"mcpServers": {{"fs": {{"command": "node", "args": ["{}", "{}"]{roots}}}}}}}"#,
+            fs.display(),
+            base.join("notes").display()
+        )
+    };
+    std::fs::write(base.join("fs.json"), config("")).unwrap();
+    let read = |extra: &[&str], dir: &str| {
+        let path = base.join(dir).join("x.txt");
+        let mut cmd = prise(home.path());
+        cmd.current_dir(base.join("code"))
+            .arg("-c")
+            .arg(base.join("fs.json"))
+            .args(extra)
+            .args(["call", "fs__read_text_file"])
+            .arg(json!({ "path": path }).to_string());
+        cmd.assert()
+    };
+    // The call comes right after mounting: before the fix it raced the server's
+    // switch to the working directory and was denied or allowed by luck.
+    for _ in 0..5 {
+        read(&[], "notes").success().stdout("in notes\n");
+        read(&[], "code")
+            .code(1)
+            .stdout(predicate::str::contains("outside allowed directories"));
+    }
+    let other = base.join("other");
+    for _ in 0..5 {
+        read(&["--root", other.to_str().unwrap()], "other")
+            .success()
+            .stdout("in other\n");
+    }
+    // The same from the configuration: a server's own "roots".
+    std::fs::write(
+        base.join("fs.json"),
+        config(&format!(r#", "roots": ["{}"]"#, other.display())),
+    )
+    .unwrap();
+    read(&[], "other").success().stdout("in other\n");
+    read(&[], "notes").code(1);
+
+    // server-everything lists get-roots-list only to clients that offer roots.
     let npm = peers().join("npm/node_modules/.bin");
     std::fs::write(
         home.path().join(".mcp.json"),
         format!(r#"{{"mcpServers": {{"everything": {{"command": "node", "args": ["{}/mcp-server-everything", "stdio"]}}}}}}"#, npm.display()),
     )
     .unwrap();
-    let cwd = home.path().canonicalize().unwrap();
     prise(home.path())
+        .args(["call", "everything__get-roots-list"])
+        .assert()
+        .code(2);
+    prise(home.path())
+        .arg("--root")
+        .arg(&other)
         .args(["call", "everything__get-roots-list"])
         .assert()
         .success()
         .stdout(predicate::str::contains(format!(
             "URI: file://{}\n",
-            cwd.display()
-        )));
-    let other = tempfile::tempdir().unwrap();
-    let other_dir = other.path().canonicalize().unwrap();
-    prise(home.path())
-        .args(["--root"])
-        .arg(other.path())
-        .args(["call", "everything__get-roots-list"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(format!(
-            "URI: file://{}\n",
-            other_dir.display()
+            other.display()
         )))
         .stdout(predicate::str::contains("(1 total)"));
     prise(home.path())

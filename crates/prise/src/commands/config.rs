@@ -147,6 +147,14 @@ fn describe(out: &mut impl Write, server: &Server, width: usize) -> std::io::Res
         }
         RestartPolicy::OnFailure { .. } => {}
     }
+    if !server.roots.is_empty() {
+        let roots: Vec<String> = server
+            .roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect();
+        detail("roots", roots.join(", "))?;
+    }
     match server.protocol {
         Protocol::Auto => {}
         Protocol::Legacy => detail("protocol", "legacy (initialize)".to_owned())?,

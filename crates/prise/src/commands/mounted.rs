@@ -66,10 +66,12 @@ pub async fn mount_config(
         ..MountOptions::default()
     };
     if !roots.is_empty() {
-        options.roots = roots
-            .iter()
-            .map(|dir| root(dir))
-            .collect::<Result<_, _>>()?;
+        options.roots = Some(
+            roots
+                .iter()
+                .map(|dir| root(dir))
+                .collect::<Result<_, _>>()?,
+        );
     }
     let mounts = Mounts::start(sources, options).await;
     if interactive && count > 1 {
@@ -78,18 +80,13 @@ pub async fn mount_config(
     Ok(mounts)
 }
 
-/// A folder as an MCP root (`file://` URI of its absolute path).
+/// A `--root` folder as an MCP root.
 #[allow(deprecated)] // roots are deprecated by 2026-07-28; dated-era servers use them
 fn root(dir: &Path) -> Result<prise_mcp::model::Root, Failure> {
-    let absolute = dir.canonicalize().map_err(|e| {
+    prise_mcp::folder_root(dir).map_err(|e| {
         Failure::usage(
             format!("--root {}: {e}", dir.display()),
             "give an existing folder".to_owned(),
         )
-    })?;
-    let name = absolute
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "/".to_owned());
-    Ok(prise_mcp::model::Root::new(format!("file://{}", absolute.display())).with_name(name))
+    })
 }
