@@ -9,7 +9,7 @@ use prise_llm::{
 use prise_mcp::Mounts;
 use tokio::sync::mpsc;
 
-use crate::approve::{Approvals, Approver};
+use crate::approve::{Approvals, Approver, Refusal};
 use crate::content::{cap, resource_text, result_content};
 use crate::present::{READ_RESOURCE, ToolTable};
 
@@ -72,30 +72,39 @@ pub enum AgentEvent {
         /// The wait.
         delay: Duration,
     },
-    /// A tool call begins.
+    /// The model called a tool. Emitted for each call of a turn in the order the model
+    /// wrote them, before the approval policy looks at it; its [`AgentEvent::ToolEnd`]
+    /// follows whatever happens.
     ToolStart {
-        /// The tool, as exposed (`server__tool`).
+        /// The call's id, as the model gave it.
+        id: String,
+        /// The tool, as exposed (`server__tool`), or as the model wrote it when no
+        /// tool has that name.
         name: String,
         /// Its arguments as the model wrote them.
         arguments: String,
     },
     /// The approval policy decided about a call.
     Approval {
+        /// The call's id.
+        id: String,
         /// The tool.
         name: String,
-        /// Whether it may run.
-        allowed: bool,
-        /// Why, in a few words.
-        reason: &'static str,
+        /// How it was allowed, or why it was not.
+        verdict: Result<&'static str, Refusal>,
     },
-    /// A tool call ended.
+    /// A tool call ended, however it ended.
     ToolEnd {
+        /// The call's id.
+        id: String,
         /// The tool.
         name: String,
-        /// Whether it succeeded.
-        ok: bool,
-        /// How long it took.
+        /// How it ended.
+        outcome: ToolOutcome,
+        /// From the end of approval to the result.
         elapsed: Duration,
+        /// What the model reads of it (cut like the model's copy).
+        result: ToolOutput,
     },
     /// The run failed (the model could not be asked, or `max_turns` was reached); the
     /// same error is returned by [`Agent::run`].
@@ -111,6 +120,45 @@ pub enum AgentEvent {
         /// Why the model stopped ([`StopReason::Length`]: cut at its output limit).
         stop: StopReason,
     },
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOutcome {
+    /// It ran and the tool reported success.
+    Ok,
+    /// It ran and failed: the tool reported an error, or the server did not answer.
+    Error,
+    /// It was not run: the approval policy or the person said no.
+    Refused,
+    /// No tool has the name the model used.
+    Unknown,
+    /// It was given up before its result came (the turn was cancelled).
+    Cancelled,
+}
+
+impl ToolOutcome {
+    /// `ok`, `error`, `refused`, `unknown` or `cancelled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolOutcome::Ok => "ok",
+            ToolOutcome::Error => "error",
+            ToolOutcome::Refused => "refused",
+            ToolOutcome::Unknown => "unknown",
+            ToolOutcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A tool result as the model reads it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolOutput {
+    /// The text the model reads (error messages included), cut at `max_tool_output`.
+    pub text: String,
+    /// Whether the tool reported an error (`isError`).
+    pub is_error: bool,
+    /// The tool's structured content, when it gave some.
+    pub structured: Option<serde_json::Value>,
 }
 
 /// Why a run ended without an answer.
@@ -284,7 +332,14 @@ impl Agent {
             if reply.tool_calls.is_empty() {
                 return Ok(reply.text);
             }
-            // Independent calls of one turn run at once.
+            // Calls are announced in the order the model wrote them, then run at once.
+            for call in &reply.tool_calls {
+                self.emit(AgentEvent::ToolStart {
+                    id: call.id.clone(),
+                    name: self.shown_name(&call.name).to_owned(),
+                    arguments: call.arguments.clone(),
+                });
+            }
             let results =
                 futures::future::join_all(reply.tool_calls.iter().map(|call| self.call(call)))
                     .await;
@@ -310,132 +365,151 @@ impl Agent {
             .await
     }
 
+    /// The name events give a call: the exposed one, or the model's when no tool has it.
+    fn shown_name<'a>(&'a self, model_name: &'a str) -> &'a str {
+        if model_name == READ_RESOURCE {
+            READ_RESOURCE
+        } else {
+            self.tools.exposed(model_name).unwrap_or(model_name)
+        }
+    }
+
     /// Runs one tool call and returns the message the model reads: the result's text
-    /// and images, or an error it can act on. Nothing here fails the run.
+    /// and images, or an error it can act on. Nothing here fails the run; the call's
+    /// [`AgentEvent::ToolEnd`] is sent however it ends, dropped (cancelled) included.
     async fn call(&self, call: &ToolCall) -> Message {
-        let (text, images) = if call.name == READ_RESOURCE {
+        let name = self.shown_name(&call.name).to_owned();
+        let mut unfinished = Unfinished {
+            events: self.events.clone(),
+            id: call.id.clone(),
+            name: name.clone(),
+            since: Instant::now(),
+            pending: true,
+        };
+        let settled = if call.name == READ_RESOURCE {
             self.read_resource(call).await
         } else {
             self.call_tool(call).await
         };
+        unfinished.pending = false;
+        let text = cap(
+            settled.text,
+            self.options.max_tool_output,
+            self.options.output_dir.as_deref(),
+        );
+        self.emit(AgentEvent::ToolEnd {
+            id: call.id.clone(),
+            name,
+            outcome: settled.outcome,
+            elapsed: settled.started.map(|s| s.elapsed()).unwrap_or_default(),
+            result: ToolOutput {
+                text: text.clone(),
+                is_error: settled.outcome != ToolOutcome::Ok,
+                structured: settled.structured,
+            },
+        });
         Message {
-            images,
+            images: settled.images,
             ..Message::tool_result(call.id.clone(), text)
         }
     }
 
-    async fn call_tool(&self, call: &ToolCall) -> (String, Vec<Image>) {
-        let Some(exposed) = self.tools.exposed(&call.name) else {
-            return (
-                format!("error: there is no tool named {}", call.name),
-                Vec::new(),
-            );
-        };
-        let verdict = self
-            .approvals
-            .check(exposed, self.tools.read_only(exposed), &call.arguments)
-            .await;
-        let (allowed, reason) = match verdict {
-            Ok(how) => (true, how),
-            Err(why) => (false, why),
-        };
+    /// The approval policy's verdict on a call, announced.
+    async fn approve(&self, call: &ToolCall, name: &str, read_only: bool) -> Result<(), Settled> {
+        let verdict = self.approvals.check(name, read_only, &call.arguments).await;
         self.emit(AgentEvent::Approval {
-            name: exposed.to_owned(),
-            allowed,
-            reason,
+            id: call.id.clone(),
+            name: name.to_owned(),
+            verdict,
         });
-        if !allowed {
-            return (
-                format!("error: this call was not run: {reason}"),
-                Vec::new(),
+        verdict.map(|_| ()).map_err(|refusal| {
+            Settled::not_run(
+                ToolOutcome::Refused,
+                format!("error: this call was not run: {refusal}"),
+            )
+        })
+    }
+
+    async fn call_tool(&self, call: &ToolCall) -> Settled {
+        let Some(exposed) = self.tools.exposed(&call.name) else {
+            return Settled::not_run(
+                ToolOutcome::Unknown,
+                format!("error: there is no tool named {}", call.name),
             );
+        };
+        if let Err(refused) = self
+            .approve(call, exposed, self.tools.read_only(exposed))
+            .await
+        {
+            return refused;
         }
-        self.emit(AgentEvent::ToolStart {
-            name: exposed.to_owned(),
-            arguments: call.arguments.clone(),
-        });
-        let started = Instant::now();
-        let arguments =
-            match serde_json::from_str::<serde_json::Value>(if call.arguments.trim().is_empty() {
-                "{}"
-            } else {
-                &call.arguments
-            }) {
-                Ok(serde_json::Value::Object(map)) => Some(map),
-                Ok(_) | Err(_) => {
-                    self.emit(AgentEvent::ToolEnd {
-                        name: exposed.to_owned(),
-                        ok: false,
-                        elapsed: started.elapsed(),
-                    });
-                    return (
-                        format!(
-                            "error: the arguments are not a JSON object: {}",
-                            call.arguments
-                        ),
-                        Vec::new(),
-                    );
-                }
+        let started = Some(Instant::now());
+        let arguments = if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        };
+        let Ok(serde_json::Value::Object(arguments)) = serde_json::from_str(arguments) else {
+            return Settled {
+                started,
+                ..Settled::not_run(
+                    ToolOutcome::Error,
+                    format!(
+                        "error: the arguments are not a JSON object: {}",
+                        call.arguments
+                    ),
+                )
             };
-        let (ok, text, images) = match self.mounts.call_tool(exposed, arguments).await {
+        };
+        match self.mounts.call_tool(exposed, Some(arguments)).await {
             Ok(result) => {
                 let (text, images) = result_content(&result);
-                match result.is_error {
-                    // Mark the failure for the model, once: many tools already say "error".
-                    Some(true) if text.to_ascii_lowercase().starts_with("error") => {
-                        (false, text, images)
-                    }
-                    Some(true) => (false, format!("error: {text}"), images),
-                    _ => (true, text, images),
+                let failed = result.is_error == Some(true);
+                // Mark the failure for the model, once: many tools already say "error".
+                let text = if failed && !text.to_ascii_lowercase().starts_with("error") {
+                    format!("error: {text}")
+                } else {
+                    text
+                };
+                Settled {
+                    outcome: if failed {
+                        ToolOutcome::Error
+                    } else {
+                        ToolOutcome::Ok
+                    },
+                    text,
+                    structured: result.structured_content,
+                    images,
+                    started,
                 }
             }
-            Err(e) => (false, format!("error: {e}"), Vec::new()),
-        };
-        (self.finish(exposed.to_owned(), ok, started, text), images)
-    }
-}
-
-impl Agent {
-    /// Reports the end of a call and returns its result as the model will read it.
-    fn finish(&self, name: String, ok: bool, started: Instant, text: String) -> String {
-        self.emit(AgentEvent::ToolEnd {
-            name,
-            ok,
-            elapsed: started.elapsed(),
-        });
-        cap(
-            text,
-            self.options.max_tool_output,
-            self.options.output_dir.as_deref(),
-        )
+            Err(e) => Settled {
+                started,
+                ..Settled::not_run(ToolOutcome::Error, format!("error: {e}"))
+            },
+        }
     }
 
     /// The built-in `read_resource(uri)`.
-    async fn read_resource(&self, call: &ToolCall) -> (String, Vec<Image>) {
+    async fn read_resource(&self, call: &ToolCall) -> Settled {
         let uri = serde_json::from_str::<serde_json::Value>(&call.arguments)
             .ok()
             .and_then(|v| v.get("uri").and_then(|u| u.as_str()).map(str::to_owned));
         let Some(uri) = uri else {
-            let text = format!(
-                "error: read_resource needs {{\"uri\": \"...\"}}, got {}",
-                call.arguments
+            return Settled::not_run(
+                ToolOutcome::Error,
+                format!(
+                    "error: read_resource needs {{\"uri\": \"...\"}}, got {}",
+                    call.arguments
+                ),
             );
-            return (text, Vec::new());
         };
-        if let Err(why) = self
-            .approvals
-            .check(READ_RESOURCE, true, &call.arguments)
-            .await
-        {
-            return (format!("error: this call was not run: {why}"), Vec::new());
+        if let Err(refused) = self.approve(call, READ_RESOURCE, true).await {
+            return refused;
         }
-        self.emit(AgentEvent::ToolStart {
-            name: READ_RESOURCE.to_owned(),
-            arguments: call.arguments.clone(),
-        });
-        let started = Instant::now();
+        let started = Some(Instant::now());
         let mut images = Vec::new();
-        let (ok, text) = match self.mounts.read_resource(&uri, None).await {
+        match self.mounts.read_resource(&uri, None).await {
             Ok(result) => {
                 // One resource read by its URI needs no label; several do.
                 let labelled = result.contents.len() > 1;
@@ -444,13 +518,71 @@ impl Agent {
                     .iter()
                     .map(|contents| resource_text(contents, labelled, &mut images))
                     .collect();
-                (true, parts.join("\n"))
+                Settled {
+                    outcome: ToolOutcome::Ok,
+                    text: parts.join("\n"),
+                    structured: None,
+                    images,
+                    started,
+                }
             }
-            Err(e) => (false, format!("error: {e}")),
-        };
-        (
-            self.finish(READ_RESOURCE.to_owned(), ok, started, text),
-            images,
-        )
+            Err(e) => Settled {
+                started,
+                ..Settled::not_run(ToolOutcome::Error, format!("error: {e}"))
+            },
+        }
+    }
+}
+
+/// How one call was handled, before its text is cut for the model.
+struct Settled {
+    outcome: ToolOutcome,
+    text: String,
+    structured: Option<serde_json::Value>,
+    images: Vec<Image>,
+    /// When it began to run (after approval); `None` when it never ran.
+    started: Option<Instant>,
+}
+
+impl Settled {
+    fn not_run(outcome: ToolOutcome, text: String) -> Settled {
+        Settled {
+            outcome,
+            text,
+            structured: None,
+            images: Vec::new(),
+            started: None,
+        }
+    }
+}
+
+/// Sends a call's `ToolEnd` as cancelled when its future is dropped before it ended
+/// (Ctrl-C in chat, a library user's timeout), so that every start has an end.
+struct Unfinished {
+    events: Option<mpsc::UnboundedSender<AgentEvent>>,
+    id: String,
+    name: String,
+    since: Instant,
+    pending: bool,
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.pending {
+            return;
+        }
+        if let Some(events) = &self.events {
+            let _ = events.send(AgentEvent::ToolEnd {
+                id: std::mem::take(&mut self.id),
+                name: std::mem::take(&mut self.name),
+                outcome: ToolOutcome::Cancelled,
+                elapsed: self.since.elapsed(),
+                result: ToolOutput {
+                    text: "error: cancelled by the user".to_owned(),
+                    is_error: true,
+                    structured: None,
+                },
+            });
+        }
     }
 }

@@ -23,6 +23,27 @@ pub enum Answer {
     Always,
 }
 
+/// Why a call was not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// An approval rule (or the default) denies the tool.
+    Denied,
+    /// The policy says ask, and nobody is there to answer.
+    NobodyToAsk,
+    /// The person said no.
+    Declined,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Refusal::Denied => "denied by the approval policy",
+            Refusal::NobodyToAsk => "it needs approval, and nobody is there to give it",
+            Refusal::Declined => "declined by the user",
+        })
+    }
+}
+
 /// A future answer.
 pub type AskFuture = Pin<Box<dyn Future<Output = Answer> + Send>>;
 
@@ -67,20 +88,18 @@ impl Approvals {
         tool: &str,
         read_only: bool,
         arguments: &str,
-    ) -> Result<&'static str, &'static str> {
+    ) -> Result<&'static str, Refusal> {
         let outcome = match self.policy.decide(tool, read_only) {
             Decision::Allow => Ok(if read_only {
                 "allowed: read-only"
             } else {
                 "allowed by policy"
             }),
-            Decision::Deny => Err("denied by policy"),
+            Decision::Deny => Err(Refusal::Denied),
             Decision::Ask if self.always(tool) => Ok("allowed: always, this session"),
             Decision::Ask if self.yes => Ok("allowed: --yes"),
             Decision::Ask => match &self.approver {
-                None => Err(
-                    "needs approval, and nobody can answer (not interactive; pass --yes to allow)",
-                ),
+                None => Err(Refusal::NobodyToAsk),
                 Some(approver) => {
                     let _turn = self.asking.lock().await;
                     if self.always(tool) {
@@ -94,7 +113,7 @@ impl Approvals {
         };
         match outcome {
             Ok(how) => tracing::info!(tool, "tool call {how}"),
-            Err(why) => tracing::info!(tool, "tool call {why}"),
+            Err(why) => tracing::info!(tool, "tool call refused: {why}"),
         }
         outcome
     }
@@ -104,7 +123,7 @@ impl Approvals {
         approver: &dyn Approver,
         tool: &str,
         arguments: &str,
-    ) -> Result<&'static str, &'static str> {
+    ) -> Result<&'static str, Refusal> {
         match approver.ask(tool, arguments).await {
             Answer::Yes => Ok("allowed by the user"),
             Answer::Always => {
@@ -114,7 +133,7 @@ impl Approvals {
                     .insert(tool.to_owned());
                 Ok("allowed by the user, always this session")
             }
-            Answer::No => Err("declined by the user"),
+            Answer::No => Err(Refusal::Declined),
         }
     }
 }
@@ -154,7 +173,7 @@ mod tests {
         );
         assert_eq!(
             block(approvals.check("a__w", false, "{}")),
-            Err("declined by the user")
+            Err(Refusal::Declined)
         );
         assert_eq!(
             block(approvals.check("a__w", false, "{}")),
@@ -218,10 +237,9 @@ mod tests {
     #[test]
     fn nobody_to_ask_means_no_unless_yes() {
         let approvals = Approvals::new(Approval::default(), false, None);
-        assert!(
-            block(approvals.check("a__w", false, "{}"))
-                .unwrap_err()
-                .contains("--yes")
+        assert_eq!(
+            block(approvals.check("a__w", false, "{}")),
+            Err(Refusal::NobodyToAsk)
         );
         let approvals = Approvals::new(Approval::default(), true, None);
         assert_eq!(

@@ -57,7 +57,7 @@ mod content;
 mod present;
 mod recover;
 
-pub use agent::{Agent, AgentError, AgentEvent, AgentOptions};
-pub use approve::{Answer, Approver, AskFuture};
+pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};
+pub use approve::{Answer, Approver, AskFuture, Refusal};
 pub use present::{READ_RESOURCE, ToolTable, is_hidden, model_name};
 pub use recover::tool_calls_in_text;

@@ -255,25 +255,62 @@ async fn tools_that_need_approval_are_refused_without_a_person_unless_yes() {
         ]
     };
     let model = ScriptedModel::start(script()).await;
-    succeed(home.path(), run_args(&model, &["-p", "go"])).await;
+    let out = prise(home.path(), run_args(&model, &["-p", "go"])).await;
+    // Every call was refused: the answer is printed, and the run failed.
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            r#"✗ bad__echo was not run: it needs approval, and nobody is there to give it; allow it with --yes, or with an approval rule: "approval": {"tools": {"bad__echo": "allow"}}"#
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"✗ bad__env was not run: denied by the approval policy; an "approval" rule of the configuration denies it"#),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: the model's tool calls were all refused (2)"),
+        "{stderr}"
+    );
     let requests = model.requests();
     assert_eq!(
         requests[1].tool_results()[0],
-        "error: this call was not run: needs approval, and nobody can answer (not interactive; pass --yes to allow)"
+        "error: this call was not run: it needs approval, and nobody is there to give it"
     );
     assert_eq!(
         requests[2].tool_results()[1],
-        "error: this call was not run: denied by policy"
+        "error: this call was not run: denied by the approval policy"
     );
 
     let model = ScriptedModel::start(script()).await;
-    succeed(home.path(), run_args(&model, &["--yes", "-p", "go"])).await;
+    let out = prise(
+        home.path(),
+        run_args(&model, &["--output", "json", "-p", "go"]),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        summary["toolCalls"],
+        json!([
+            {"id": "c1", "tool": "bad__echo", "arguments": {"message": "hi"}, "outcome": "refused",
+             "reason": "it needs approval, and nobody is there to give it", "elapsedMs": 0.0},
+            {"id": "c2", "tool": "bad__env", "arguments": {}, "outcome": "refused",
+             "reason": "denied by the approval policy", "elapsedMs": 0.0},
+        ])
+    );
+
+    let model = ScriptedModel::start(script()).await;
+    let out = succeed(home.path(), run_args(&model, &["--yes", "-p", "go"])).await;
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad__env was not run"));
     let requests = model.requests();
     assert_eq!(requests[1].tool_results()[0], "echo: hi");
     // --yes does not override a deny.
     assert_eq!(
         requests[2].tool_results()[1],
-        "error: this call was not run: denied by policy"
+        "error: this call was not run: denied by the approval policy"
     );
 }
 
@@ -282,7 +319,17 @@ async fn json_and_stream_json_outputs() {
     let home = tempfile::tempdir().unwrap();
     let script = || {
         vec![
-            Scripted::tool_call("c1", "docs__list_docs", json!({})),
+            // Three calls in one turn, one of them to a tool that does not exist; the
+            // outputs keep them in the order the model wrote them.
+            Scripted::tool_calls(&[
+                (
+                    "c1",
+                    "docs__read_doc",
+                    json!({"path": "mounting.md", "start": 1, "end": 1}),
+                ),
+                ("c2", "docs__no_such_tool", json!({})),
+                ("c3", "docs__list_docs", json!({})),
+            ]),
             Scripted::Stream(vec![
                 json!({"choices": [{"index": 0, "delta": {"content": "Two "}}]}),
                 json!({"choices": [{"index": 0, "delta": {"content": "parts."}, "finish_reason": "stop"}]}),
@@ -299,8 +346,26 @@ async fn json_and_stream_json_outputs() {
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["answer"], "Two parts.");
     assert_eq!(summary["turns"], 2);
-    assert_eq!(summary["toolCalls"][0]["tool"], "docs__list_docs");
-    assert_eq!(summary["toolCalls"][0]["ok"], true);
+    let calls = summary["toolCalls"].as_array().unwrap();
+    let row = |i: usize| {
+        (
+            calls[i]["id"].as_str().unwrap(),
+            calls[i]["tool"].as_str().unwrap(),
+            calls[i]["outcome"].as_str().unwrap(),
+        )
+    };
+    assert_eq!(
+        (0..3).map(row).collect::<Vec<_>>(),
+        [
+            ("c1", "docs__read_doc", "ok"),
+            ("c2", "docs__no_such_tool", "unknown"),
+            ("c3", "docs__list_docs", "ok")
+        ]
+    );
+    assert_eq!(
+        calls[0]["arguments"],
+        json!({"path": "mounting.md", "start": 1, "end": 1})
+    );
     assert_eq!(summary["usage"], json!({"input": 30, "output": 4}));
 
     let model = ScriptedModel::start(script()).await;
@@ -315,13 +380,18 @@ async fn json_and_stream_json_outputs() {
         .collect();
     let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(
-        types,
+        &types[..5],
         [
             "turn-start",
             "turn-end",
-            "approval",
             "tool-start",
-            "tool-end",
+            "tool-start",
+            "tool-start"
+        ]
+    );
+    assert_eq!(
+        &types[types.len() - 5..],
+        [
             "turn-start",
             "model-delta",
             "model-delta",
@@ -329,8 +399,20 @@ async fn json_and_stream_json_outputs() {
             "answer"
         ]
     );
-    assert_eq!(lines[6]["text"], "Two ");
-    assert_eq!(lines[9]["text"], "Two parts.");
+    let ends: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "tool-end").collect();
+    assert_eq!(ends.len(), 3);
+    let read = ends.iter().find(|e| e["id"] == "c1").unwrap();
+    assert_eq!(read["outcome"], "ok");
+    assert_eq!(read["result"]["isError"], false);
+    assert_eq!(read["result"]["text"], "1: # Mounting servers");
+    let unknown = ends.iter().find(|e| e["id"] == "c2").unwrap();
+    assert_eq!(unknown["outcome"], "unknown");
+    assert_eq!(
+        unknown["result"]["text"],
+        "error: there is no tool named docs__no_such_tool"
+    );
+    let answer = lines.last().unwrap();
+    assert_eq!(answer["text"], "Two parts.");
 }
 
 #[tokio::test]

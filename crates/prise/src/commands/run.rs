@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions};
+use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions, Refusal, ToolOutcome};
 use prise_config::{Config, ModelSettings};
 use prise_llm::{
     Anthropic, ClientOptions, Model, ModelError, ModelSpec, OpenAiCompatible, Provider, StopReason,
@@ -57,13 +57,19 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         let mut summary = Summary::default();
         while let Some(event) = events.recv().await {
             summary.record(&event);
-            match output {
-                Output::StreamJson => {
-                    let mut out = output::stdout();
-                    writeln!(out, "{}", event_json(&event))?;
-                    out.flush()?;
-                }
-                _ if trace => print_trace(&event),
+            if output == Output::StreamJson {
+                let mut out = output::stdout();
+                writeln!(out, "{}", event_json(&event))?;
+                out.flush()?;
+            }
+            match &event {
+                _ if trace && output != Output::StreamJson => print_trace(&event),
+                // A script must hear of a call that was not run, and how to allow it.
+                AgentEvent::Approval {
+                    name,
+                    verdict: Err(refusal),
+                    ..
+                } => print_refusal(name, *refusal),
                 _ => {}
             }
         }
@@ -94,6 +100,12 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
         )?,
     }
     out.flush()?;
+    if summary.all_refused() {
+        return Err(Failure::Job(anyhow::anyhow!(
+            "the model's tool calls were all refused ({}), so its answer rests on no tool result",
+            summary.calls.len()
+        )));
+    }
     Ok(())
 }
 
@@ -102,19 +114,37 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
 pub fn print_trace(event: &AgentEvent) {
     let p = |text: &str| revealed(text).into_owned();
     match event {
-        AgentEvent::ToolStart { name, arguments } => eprintln!("→ {} {}", p(name), p(arguments)),
-        AgentEvent::ToolEnd { name, ok, elapsed } => {
-            eprintln!(
-                "{} {} ({elapsed:.1?})",
-                if *ok { "✓" } else { "✗" },
-                p(name)
-            )
+        AgentEvent::ToolStart {
+            name, arguments, ..
+        } => eprintln!("→ {} {}", p(name), p(arguments)),
+        AgentEvent::ToolEnd {
+            name,
+            outcome: outcome @ (ToolOutcome::Ok | ToolOutcome::Error),
+            elapsed,
+            ..
+        } => {
+            let mark = if *outcome == ToolOutcome::Ok {
+                "✓"
+            } else {
+                "✗"
+            };
+            eprintln!("{mark} {} ({elapsed:.1?})", p(name))
         }
+        AgentEvent::ToolEnd {
+            name,
+            outcome: ToolOutcome::Unknown,
+            ..
+        } => eprintln!("✗ {}: the model named a tool that does not exist", p(name)),
+        AgentEvent::ToolEnd {
+            name,
+            outcome: ToolOutcome::Cancelled,
+            ..
+        } => eprintln!("✗ {}: cancelled", p(name)),
         AgentEvent::Approval {
             name,
-            allowed: false,
-            reason,
-        } => eprintln!("✗ {}: {reason}", p(name)),
+            verdict: Err(refusal),
+            ..
+        } => print_refusal(name, *refusal),
         AgentEvent::ModelRetry { reason, delay } => {
             eprintln!("model: {}; retrying in {delay:.1?}", p(reason))
         }
@@ -126,6 +156,19 @@ pub fn print_trace(event: &AgentEvent) {
         ),
         _ => {}
     }
+}
+
+/// A call that was not run, with how to allow it.
+fn print_refusal(name: &str, refusal: Refusal) {
+    let name = revealed(name);
+    let hint = match refusal {
+        Refusal::NobodyToAsk => format!(
+            "; allow it with --yes, or with an approval rule: \"approval\": {{\"tools\": {{\"{name}\": \"allow\"}}}}"
+        ),
+        Refusal::Denied => "; an \"approval\" rule of the configuration denies it".to_owned(),
+        Refusal::Declined => String::new(),
+    };
+    eprintln!("✗ {name} was not run: {refusal}{hint}");
 }
 
 /// One event as a line of `--output stream-json`.
@@ -140,17 +183,28 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
             json!({"type": "error", "retrying": true, "message": reason, "delayMs": ms(delay)})
         }
         AgentEvent::Error(message) => json!({"type": "error", "message": message}),
-        AgentEvent::Approval {
+        AgentEvent::Approval { id, name, verdict } => json!({
+            "type": "approval", "id": id, "tool": name, "allowed": verdict.is_ok(),
+            "reason": match verdict { Ok(how) => how.to_string(), Err(why) => why.to_string() },
+        }),
+        AgentEvent::ToolStart {
+            id,
             name,
-            allowed,
-            reason,
-        } => json!({"type": "approval", "tool": name, "allowed": allowed, "reason": reason}),
-        AgentEvent::ToolStart { name, arguments } => {
-            json!({"type": "tool-start", "tool": name, "arguments": arguments})
+            arguments,
+        } => {
+            json!({"type": "tool-start", "id": id, "tool": name, "arguments": arguments_json(arguments)})
         }
-        AgentEvent::ToolEnd { name, ok, elapsed } => {
-            json!({"type": "tool-end", "tool": name, "ok": ok, "elapsedMs": ms(elapsed)})
-        }
+        AgentEvent::ToolEnd {
+            id,
+            name,
+            outcome,
+            elapsed,
+            result,
+        } => json!({
+            "type": "tool-end", "id": id, "tool": name, "outcome": outcome.as_str(),
+            "ok": *outcome == ToolOutcome::Ok, "elapsedMs": ms(elapsed),
+            "result": {"text": result.text, "isError": result.is_error, "structuredContent": result.structured},
+        }),
         AgentEvent::TurnEnd {
             turn,
             elapsed,
@@ -169,17 +223,34 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
     }
 }
 
+/// A call's arguments as JSON when the model wrote JSON, else as the text it wrote.
+fn arguments_json(arguments: &str) -> serde_json::Value {
+    if arguments.trim().is_empty() {
+        return serde_json::json!({});
+    }
+    serde_json::from_str(arguments)
+        .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()))
+}
+
 /// What `--output json` reports besides the answer.
 #[derive(Default)]
 struct Summary {
     turns: usize,
-    tools: Vec<serde_json::Value>,
+    /// Every call, in the order the model made them.
+    calls: Vec<serde_json::Value>,
     input_tokens: u64,
     output_tokens: u64,
 }
 
 impl Summary {
     fn record(&mut self, event: &AgentEvent) {
+        use serde_json::json;
+        fn call<'c>(
+            calls: &'c mut [serde_json::Value],
+            id: &str,
+        ) -> Option<&'c mut serde_json::Value> {
+            calls.iter_mut().find(|c| c["id"] == id)
+        }
         match event {
             AgentEvent::TurnEnd { turn, usage, .. } => {
                 self.turns = *turn;
@@ -188,18 +259,47 @@ impl Summary {
                     self.output_tokens += usage.output;
                 }
             }
-            AgentEvent::ToolEnd { name, ok, elapsed } => {
-                self.tools.push(serde_json::json!({"tool": name, "ok": ok, "elapsedMs": elapsed.as_secs_f64() * 1e3}))
+            AgentEvent::ToolStart {
+                id,
+                name,
+                arguments,
+            } => self.calls.push(json!({
+                "id": id, "tool": name, "arguments": arguments_json(arguments), "outcome": null,
+            })),
+            AgentEvent::Approval {
+                id,
+                verdict: Err(refusal),
+                ..
+            } => {
+                if let Some(call) = call(&mut self.calls, id) {
+                    call["reason"] = json!(refusal.to_string());
+                }
+            }
+            AgentEvent::ToolEnd {
+                id,
+                outcome,
+                elapsed,
+                ..
+            } => {
+                if let Some(call) = call(&mut self.calls, id) {
+                    call["outcome"] = json!(outcome.as_str());
+                    call["elapsedMs"] = json!(elapsed.as_secs_f64() * 1e3);
+                }
             }
             _ => {}
         }
+    }
+
+    /// Calls were made, and every one was refused.
+    fn all_refused(&self) -> bool {
+        !self.calls.is_empty() && self.calls.iter().all(|c| c["outcome"] == "refused")
     }
 
     fn json(&self, answer: &str) -> serde_json::Value {
         serde_json::json!({
             "answer": answer,
             "turns": self.turns,
-            "toolCalls": self.tools,
+            "toolCalls": self.calls,
             "usage": {"input": self.input_tokens, "output": self.output_tokens},
         })
     }
