@@ -21,6 +21,7 @@
 //! # Ok::<(), prise_config::ConfigError>(())
 //! ```
 
+mod cli_servers;
 mod discover;
 mod expand;
 mod jsonc;
@@ -28,6 +29,7 @@ mod model;
 mod parse;
 mod secret;
 
+pub use cli_servers::split_words;
 pub use discover::candidates;
 pub use model::{
     Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_RESTARTS, DEFAULT_STARTUP_TIMEOUT,

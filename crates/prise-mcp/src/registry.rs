@@ -62,13 +62,19 @@ impl Registry {
 
     /// The exposed name closest to `wanted`, if one is close enough to suggest.
     pub fn suggest(&self, wanted: &str) -> Option<String> {
-        self.routes
-            .keys()
-            .map(|name| (distance(name, wanted), name))
-            .filter(|(d, name)| *d <= 2.max(name.len() / 4))
-            .min()
-            .map(|(_, name)| name.clone())
+        closest(wanted, self.routes.keys().map(String::as_str)).map(str::to_owned)
     }
+}
+
+/// The name in `names` closest to `wanted`, if one is close enough to suggest (a
+/// typo, not another word).
+pub fn closest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    names
+        .into_iter()
+        .map(|name| (distance(name, wanted), name))
+        .filter(|(d, name)| *d <= 2.max(name.len() / 4))
+        .min()
+        .map(|(_, name)| name)
 }
 
 /// Levenshtein distance, for suggestions.

@@ -17,15 +17,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     max_term_width = 100
 )]
 pub struct Cli {
-    /// Read servers from this file (mcpServers or VS Code servers format).
-    #[arg(short, long, global = true, value_name = "FILE", env = "PRISE_CONFIG")]
-    pub config: Option<PathBuf>,
-
-    /// Offer this folder to every server as a root (repeat for several), instead of
-    /// the configuration's "roots"; without either, no roots are offered and servers
-    /// keep the folders their arguments give them.
-    #[arg(long, global = true, value_name = "DIR")]
-    pub root: Vec<PathBuf>,
+    #[command(flatten)]
+    pub servers: ServerArgs,
 
     /// Log what prise does to stderr (-v: debug, -vv: trace); RUST_LOG also works.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -33,6 +26,33 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Where the servers come from, for every command that mounts them.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Read servers from this file (mcpServers or VS Code servers format), or from this
+    /// JSON text when it starts with `{` (as Claude Code's --mcp-config).
+    #[arg(
+        short,
+        long,
+        global = true,
+        value_name = "FILE|JSON",
+        env = "PRISE_CONFIG"
+    )]
+    pub config: Option<String>,
+
+    /// Also mount this server for this run: a command line ('uvx mcp-server-time') or
+    /// a URL (http://127.0.0.1:8000/mcp; one ending in /sse is legacy SSE); NAME=...
+    /// names it. Repeat for several.
+    #[arg(long = "with", global = true, value_name = "[NAME=]COMMAND|URL")]
+    pub with: Vec<String>,
+
+    /// Offer this folder to every server as a root (repeat for several), instead of
+    /// the configuration's "roots"; without either, no roots are offered and servers
+    /// keep the folders their arguments give them.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Vec<PathBuf>,
 }
 
 /// What prise is asked to do.
@@ -103,6 +123,12 @@ impl ServerFilter {
     /// Whether an item of `server` is listed.
     pub fn keeps(&self, server: &str) -> bool {
         self.server.as_deref().is_none_or(|s| s == server)
+    }
+
+    /// The servers to mount: the one named, or all.
+    pub fn wanted(&self) -> crate::commands::mounted::Wanted<'_> {
+        use crate::commands::mounted::Wanted;
+        self.server.as_deref().map_or(Wanted::All, Wanted::Server)
     }
 }
 

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, ServeCommand};
+use crate::commands::mounted::Servers;
 use crate::failure::Failure;
 
 /// Runs prise and turns the outcome into an exit code: 0 success, 1 the job failed,
@@ -48,42 +49,43 @@ fn main() -> ExitCode {
 /// Dispatches one subcommand; those that talk to servers run on a tokio runtime that
 /// ends every server process however the command ends.
 fn run(cli: Cli) -> Result<(), Failure> {
-    let config = cli.config.as_deref();
-    let roots = cli.root;
+    let servers = || Servers::load(&cli.servers);
     match cli.command {
-        Command::Config(args) => commands::config::run(config, args.json),
+        Command::Config(args) => commands::config::run(&cli.servers, args.json),
         Command::Completions { shell } => commands::completions(shell),
         // Chat handles Ctrl-C itself: it cancels the turn, not the program.
-        Command::Chat(args) => runtime()?.block_on(commands::chat::run(config, &roots, args)),
-        command => runtime()?.block_on(async {
-            let work = async {
+        Command::Chat(args) => runtime()?.block_on(commands::chat::run(servers()?, args)),
+        Command::Serve(ServeCommand::Docs(args)) => {
+            runtime()?.block_on(with_signals(commands::serve::docs(args)))
+        }
+        command => {
+            let servers = servers()?;
+            runtime()?.block_on(with_signals(async {
                 match command {
-                    Command::Servers(args) => {
-                        commands::inspect::servers(config, &roots, args.json).await
-                    }
-                    Command::Tools(args) => commands::inspect::tools(config, &roots, args).await,
-                    Command::Call(args) => commands::inspect::call(config, &roots, args).await,
-                    Command::Resources(args) => {
-                        commands::inspect::resources(config, &roots, args).await
-                    }
-                    Command::Read(args) => commands::inspect::read(config, &roots, args).await,
-                    Command::Prompts(args) => {
-                        commands::inspect::prompts(config, &roots, args).await
-                    }
-                    Command::Prompt(args) => commands::inspect::prompt(config, &roots, args).await,
-                    Command::Serve(ServeCommand::Docs(args)) => commands::serve::docs(args).await,
-                    Command::Run(args) => commands::run::run(config, &roots, args).await,
+                    Command::Servers(args) => commands::inspect::servers(servers, args.json).await,
+                    Command::Tools(args) => commands::inspect::tools(servers, args).await,
+                    Command::Call(args) => commands::inspect::call(servers, args).await,
+                    Command::Resources(args) => commands::inspect::resources(servers, args).await,
+                    Command::Read(args) => commands::inspect::read(servers, args).await,
+                    Command::Prompts(args) => commands::inspect::prompts(servers, args).await,
+                    Command::Prompt(args) => commands::inspect::prompt(servers, args).await,
+                    Command::Run(args) => commands::run::run(servers, args).await,
                     _ => unreachable!("handled above"),
                 }
-            };
-            tokio::select! {
-                result = work => result,
-                signal = interrupted() => {
-                    prise_mcp::child::kill_all_children();
-                    Err(Failure::Interrupted(signal))
-                }
-            }
-        }),
+            }))
+        }
+    }
+}
+
+/// Runs `work` until it ends or a signal arrives; on a signal every server process is
+/// ended and the exit code says which signal.
+async fn with_signals(work: impl Future<Output = Result<(), Failure>>) -> Result<(), Failure> {
+    tokio::select! {
+        result = work => result,
+        signal = interrupted() => {
+            prise_mcp::child::kill_all_children();
+            Err(Failure::Interrupted(signal))
+        }
     }
 }
 

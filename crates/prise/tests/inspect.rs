@@ -124,10 +124,12 @@ fn servers_shows_healthy_and_failed_peers() {
         ),
     )
     .unwrap();
+    // Health by exit code: an enabled server failed.
     prise(home.path())
         .arg("servers")
         .assert()
-        .success()
+        .code(1)
+        .stderr("error: 1 of 2 enabled servers could not be mounted: broken\n")
         .stdout(predicate::str::is_match(r"everything\s+ready\s+stdio\s+2025-11-25\s+mcp-servers/everything \S+\s+14\s+7\s+4\s+\d+ ms").unwrap())
         .stdout(predicate::str::is_match(r"broken\s+failed").unwrap())
         .stdout(predicate::str::is_match(r"off\s+disabled").unwrap())
@@ -138,7 +140,95 @@ fn servers_shows_healthy_and_failed_peers() {
         .assert()
         .success()
         .stdout("Echo: hi\n")
-        .stderr(predicate::str::contains("warning: server broken"));
+        // The call needs one server: the broken one is not even started.
+        .stderr("");
+}
+
+/// A command that names a server starts only that server: a slow one and a broken
+/// one elsewhere in the file cost it nothing, and names that are wrong or disabled
+/// are said to be, with exit 2.
+#[test]
+fn commands_that_name_a_server_start_only_that_server() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = home.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("a.md"), "# A\nthe answer is 42\n").unwrap();
+    let started = home.path().join("slow-started");
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        json!({"mcpServers": {
+            "slow": {"command": "sh", "args": ["-c", format!("touch {}; sleep 30", started.display())]},
+            "broken": {"command": "sh", "args": ["-c", "echo 'no such module' >&2; exit 1"]},
+            "mine": {"command": common::prise_bin(), "args": ["serve", "docs", docs]},
+            "off": {"command": "x", "disabled": true}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    prise(home.path())
+        .args(["call", "mine__grep_docs", r#"{"keyword":"ANSWER"}"#])
+        .assert()
+        .success()
+        .stdout("a.md:2: the answer is 42\n")
+        .stderr("");
+    prise(home.path())
+        .args(["tools", "mine"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mine__read_doc"))
+        .stderr("");
+    prise(home.path())
+        .args(["prompt", "mine__cite_answer", "question=why"])
+        .assert()
+        .success();
+    assert!(!started.exists(), "the slow server was started");
+
+    // Names that lead nowhere.
+    prise(home.path())
+        .args(["tools", "ghost"])
+        .assert()
+        .code(2)
+        .stderr(
+            "error: no server named ghost\nhint: `prise servers` lists the configured servers\n",
+        );
+    prise(home.path())
+        .args(["call", "mne__grep_docs"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "error: no server named mne (in mne__grep_docs); did you mean mine?\n",
+        ));
+    prise(home.path())
+        .args(["call", "mine__grep_doc"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean mine__grep_docs?"));
+    // A disabled server says so, whichever command names it.
+    for args in [
+        vec!["call", "off__anything"],
+        vec!["tools", "off"],
+        vec!["prompts", "off"],
+        vec!["prompt", "off__p"],
+        vec!["read", "x://y", "--server", "off"],
+    ] {
+        prise(home.path())
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with(
+                "error: server off is disabled\nhint: set \"disabled\": false for it in ",
+            ));
+    }
+    // The named server failing is the command's error, with its own words.
+    prise(home.path())
+        .args(["tools", "broken"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: server broken: closed the connection",
+        ))
+        .stderr(predicate::str::contains("  | no such module"));
+    assert!(!started.exists(), "the slow server was started");
 }
 
 /// server-filesystem configured on `notes`, prise run from another folder: the server
@@ -244,4 +334,62 @@ fn prise_mounts_its_own_docs_server_over_stdio() {
         .assert()
         .success()
         .stdout("a.md:2: the answer is 42\n");
+}
+
+/// Servers for one run: `--with 'COMMAND ARGS'` beside the configured ones, and a
+/// whole configuration given inline with `-c '{...}'`.
+#[test]
+fn servers_given_on_the_command_line() {
+    let home = tempfile::tempdir().unwrap();
+    let everything = peers().join("npm/node_modules/.bin/mcp-server-everything");
+    let time = peers().join("venv/bin/mcp-server-time");
+    let with_time = format!("{} --local-timezone UTC", time.display());
+    prise(home.path())
+        .args(["--with", &format!("node '{}' stdio", everything.display())])
+        .args(["call", "mcp-server-everything__echo", r#"{"message":"hi"}"#])
+        .assert()
+        .success()
+        .stdout("Echo: hi\n");
+    // Beside a configuration file; a clash of names is an error, not a replacement.
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        json!({"mcpServers": {"time": {"command": time, "args": ["--local-timezone", "UTC"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    prise(home.path())
+        .args(["--with", &format!("clock={with_time}"), "tools"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("time__get_current_time"))
+        .stdout(predicate::str::contains("clock__get_current_time"));
+    prise(home.path())
+        .args(["--with", &format!("time={with_time}"), "tools"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "server \"time\" is also defined in",
+        ))
+        .stderr(predicate::str::contains("hint: give it another name"));
+    // Inline JSON instead of a file; its mistakes are placed like a file's.
+    let inline =
+        json!({"mcpServers": {"t": {"command": time, "args": ["--local-timezone", "UTC"]}}})
+            .to_string();
+    prise(home.path())
+        .args(["-c", &inline, "tools"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("t__convert_time"))
+        .stdout(predicate::str::contains("time__").not());
+    prise(home.path())
+        .args([
+            "-c",
+            r#"{"mcpServers": {"t": {"type": "websocket", "url": "ws://x"}}}"#,
+            "tools",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "error: --config:1:31: server \"t\": unknown type \"websocket\"",
+        ));
 }

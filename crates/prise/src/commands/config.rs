@@ -5,12 +5,13 @@ use std::path::Path;
 
 use prise_config::{Config, ModelSettings, Protocol, RestartPolicy, Server, Transport};
 
+use crate::cli::ServerArgs;
 use crate::failure::Failure;
 use crate::output;
 
 /// Loads the named or discovered configuration and prints it with secrets masked.
-pub fn run(path: Option<&Path>, json: bool) -> Result<(), Failure> {
-    let Some(config) = load(path)? else {
+pub fn run(args: &ServerArgs, json: bool) -> Result<(), Failure> {
+    let Some(config) = load(args)? else {
         let cwd = std::env::current_dir()?;
         let looked = prise_config::candidates(&cwd, &|name| std::env::var(name).ok());
         let mut out = output::stdout();
@@ -58,10 +59,14 @@ pub fn run(path: Option<&Path>, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Loads `--config` or discovers a file, printing the file's warnings on stderr.
-pub fn load(path: Option<&Path>) -> Result<Option<Config>, Failure> {
-    let config = match path {
+/// Loads `--config` (a file, or JSON text) or discovers a file, adds the `--with`
+/// servers, and prints the warnings on stderr. `None`: nothing is configured.
+pub fn load(args: &ServerArgs) -> Result<Option<Config>, Failure> {
+    let env = |name: &str| std::env::var(name).ok();
+    let mut config = match args.config.as_deref() {
+        Some(text) if text.trim_start().starts_with('{') => Some(Config::parse_inline(text, &env)?),
         Some(path) => {
+            let path = Path::new(path);
             if !path.exists() {
                 return Err(Failure::usage(
                     format!("configuration file {} does not exist", path.display()),
@@ -72,6 +77,13 @@ pub fn load(path: Option<&Path>) -> Result<Option<Config>, Failure> {
         }
         None => Config::discover(&std::env::current_dir()?)?,
     };
+    if !args.with.is_empty() {
+        let with = Config::from_specs(&args.with, &env)?;
+        match config.as_mut() {
+            Some(config) => config.add_servers(with)?,
+            None => config = Some(with),
+        }
+    }
     for warning in config.iter().flat_map(|c| &c.warnings) {
         eprintln!("warning: {warning}");
     }

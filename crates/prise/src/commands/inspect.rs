@@ -2,20 +2,20 @@
 //! No model is involved; each command mounts, asks, prints, and closes.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
 
 use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
 use prise_mcp::{CallError, Mounts, ServerState};
 use serde_json::{Value, json};
 
 use crate::cli::{CallArgs, PromptArgs, ReadArgs, ServerFilter};
-use crate::commands::mounted::{mount, mount_quietly};
+use crate::commands::mounted::{Servers, Wanted};
 use crate::failure::Failure;
 use crate::output;
 
 /// `prise servers`: each configured server's state, protocol, and what it offers.
-pub async fn servers(config: Option<&Path>, roots: &[PathBuf], json: bool) -> Result<(), Failure> {
-    let mounts = mount_quietly(config, roots).await?;
+pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
+    let mounts = servers.mount(Wanted::All).await?;
+    let failed: Vec<String> = mounts.failures().iter().map(|f| f.server.clone()).collect();
     let mut rows = Vec::new();
     for (name, state) in mounts.states() {
         let mount = mounts.mounts().iter().find(|m| m.name() == name);
@@ -112,17 +112,21 @@ pub async fn servers(config: Option<&Path>, roots: &[PathBuf], json: bool) -> Re
         }
     }
     out.flush()?;
+    // Scripts check health by the exit code.
+    if !failed.is_empty() {
+        return Err(Failure::Job(anyhow::anyhow!(
+            "{} of {} enabled servers could not be mounted: {}",
+            failed.len(),
+            rows.iter().filter(|r| r["state"] != "disabled").count(),
+            failed.join(", ")
+        )));
+    }
     Ok(())
 }
 
 /// `prise tools`: the tools as a model would see them.
-pub async fn tools(
-    config: Option<&Path>,
-    roots: &[PathBuf],
-    args: ServerFilter,
-) -> Result<(), Failure> {
-    let mounts = mount(config, roots).await?;
-    check_server(&mounts, args.server.as_deref())?;
+pub async fn tools(servers: Servers, args: ServerFilter) -> Result<(), Failure> {
+    let mounts = servers.mount_for(args.wanted()).await?;
     let tools: Vec<_> = mounts
         .tools()
         .into_iter()
@@ -145,11 +149,13 @@ pub async fn tools(
 }
 
 /// `prise call`: one tool call; the text of the result, or all of it with `--json`.
-pub async fn call(config: Option<&Path>, roots: &[PathBuf], args: CallArgs) -> Result<(), Failure> {
+pub async fn call(servers: Servers, args: CallArgs) -> Result<(), Failure> {
     let arguments = parse_arguments(&args.arguments)?;
-    let result = ask(config, roots, async |mounts: &Mounts| {
-        mounts.call_tool(&args.tool, Some(arguments)).await
-    })
+    let result = ask(
+        servers,
+        Wanted::Owner(&args.tool),
+        async |mounts: &Mounts| mounts.call_tool(&args.tool, Some(arguments)).await,
+    )
     .await?;
     print(args.json, &result, write_result)?;
     if result.is_error == Some(true) {
@@ -162,13 +168,8 @@ pub async fn call(config: Option<&Path>, roots: &[PathBuf], args: CallArgs) -> R
 }
 
 /// `prise resources`: resources and resource templates.
-pub async fn resources(
-    config: Option<&Path>,
-    roots: &[PathBuf],
-    args: ServerFilter,
-) -> Result<(), Failure> {
-    let mounts = mount(config, roots).await?;
-    check_server(&mounts, args.server.as_deref())?;
+pub async fn resources(servers: Servers, args: ServerFilter) -> Result<(), Failure> {
+    let mounts = servers.mount_for(args.wanted()).await?;
     let resources: Vec<_> = mounts
         .resources()
         .into_iter()
@@ -208,9 +209,10 @@ pub async fn resources(
 }
 
 /// `prise read`: one resource's contents.
-pub async fn read(config: Option<&Path>, roots: &[PathBuf], args: ReadArgs) -> Result<(), Failure> {
+pub async fn read(servers: Servers, args: ReadArgs) -> Result<(), Failure> {
     let server = args.server.as_deref();
-    let result = ask(config, roots, async |mounts: &Mounts| {
+    let wanted = server.map_or(Wanted::All, Wanted::Server);
+    let result = ask(servers, wanted, async |mounts: &Mounts| {
         mounts.read_resource(&args.uri, server).await
     })
     .await?;
@@ -223,13 +225,8 @@ pub async fn read(config: Option<&Path>, roots: &[PathBuf], args: ReadArgs) -> R
 }
 
 /// `prise prompts`: every prompt and its arguments (`*` marks required ones).
-pub async fn prompts(
-    config: Option<&Path>,
-    roots: &[PathBuf],
-    args: ServerFilter,
-) -> Result<(), Failure> {
-    let mounts = mount(config, roots).await?;
-    check_server(&mounts, args.server.as_deref())?;
+pub async fn prompts(servers: Servers, args: ServerFilter) -> Result<(), Failure> {
+    let mounts = servers.mount_for(args.wanted()).await?;
     let prompts: Vec<_> = mounts
         .prompts()
         .into_iter()
@@ -260,11 +257,7 @@ pub async fn prompts(
 }
 
 /// `prise prompt NAME key=value...`: the prompt's messages.
-pub async fn prompt(
-    config: Option<&Path>,
-    roots: &[PathBuf],
-    args: PromptArgs,
-) -> Result<(), Failure> {
+pub async fn prompt(servers: Servers, args: PromptArgs) -> Result<(), Failure> {
     let mut arguments = JsonObject::new();
     for pair in &args.arguments {
         let Some((key, value)) = pair.split_once('=') else {
@@ -275,9 +268,11 @@ pub async fn prompt(
         };
         arguments.insert(key.to_owned(), Value::String(value.to_owned()));
     }
-    let result = ask(config, roots, async |mounts: &Mounts| {
-        mounts.get_prompt(&args.name, Some(arguments)).await
-    })
+    let result = ask(
+        servers,
+        Wanted::Owner(&args.name),
+        async |mounts: &Mounts| mounts.get_prompt(&args.name, Some(arguments)).await,
+    )
     .await?;
     print(args.json, &result, |out, result| {
         for message in &result.messages {
@@ -388,11 +383,11 @@ fn write_text(out: &mut impl Write, text: &str) -> std::io::Result<()> {
 
 /// Mounts, makes one request, and closes; a failed request becomes a [`Failure`].
 async fn ask<T>(
-    config: Option<&Path>,
-    roots: &[PathBuf],
+    servers: Servers,
+    wanted: Wanted<'_>,
     request: impl AsyncFnOnce(&Mounts) -> Result<T, CallError>,
 ) -> Result<T, Failure> {
-    let mounts = mount(config, roots).await?;
+    let mounts = servers.mount_for(wanted).await?;
     let result = request(&mounts).await;
     mounts.close().await;
     result.map_err(call_failure)
@@ -430,16 +425,6 @@ fn listing(
     }
     out.flush()?;
     Ok(())
-}
-
-fn check_server(mounts: &Mounts, server: Option<&str>) -> Result<(), Failure> {
-    match server {
-        Some(name) if !mounts.states().iter().any(|(n, _)| n == name) => Err(Failure::usage(
-            format!("no server named {name}"),
-            "`prise servers` lists the configured servers".to_owned(),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// A name the user got wrong is a usage error (2); a server that failed is a job

@@ -3,7 +3,7 @@
 pub mod chat;
 pub mod config;
 pub mod inspect;
-mod mounted;
+pub mod mounted;
 pub mod run;
 pub mod serve;
 pub mod session;

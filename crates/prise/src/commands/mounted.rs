@@ -1,10 +1,14 @@
-//! Mounting the configured servers (or the embedded docs server) for a command.
+//! What a command mounts: the configured servers (with those `--with` adds), all of
+//! them or only the ones the command names, or prise's own docs server when nothing
+//! is configured.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use prise_config::{Config, Server};
 use prise_mcp::{MountOptions, Mounts, Source};
 
+use crate::cli::ServerArgs;
 use crate::commands::config;
 use crate::failure::Failure;
 use crate::output::revealed;
@@ -12,72 +16,217 @@ use crate::output::revealed;
 /// The name of the embedded documentation server when no configuration is found.
 pub const DEFAULT_SERVER: &str = "docs";
 
-/// Mounts every server of the configuration, or prise's own docs server when there is
-/// no configuration. Servers that fail are reported on stderr and left out.
-pub async fn mount(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Failure> {
-    report(mount_quietly(path, roots).await?)
+/// The servers a command may mount, and the roots `--root` offers them.
+pub struct Servers {
+    /// The configuration with the `--with` servers; `None` when nothing is configured.
+    pub config: Option<Config>,
+    roots: Vec<PathBuf>,
+}
+
+/// Which servers a command needs: a command that names one server starts only that
+/// one, so a slow or broken server elsewhere in the file costs it nothing.
+#[derive(Debug, Clone, Copy)]
+pub enum Wanted<'a> {
+    /// Every server (`servers`, `run`, `chat`, listings of everything).
+    All,
+    /// The server of this name (`tools S`, `read --server S`).
+    Server(&'a str),
+    /// The server an exposed name `server__name` belongs to (`call`, `prompt`). Names
+    /// are not split: every server whose name, then `__`, starts it is a candidate.
+    Owner(&'a str),
+}
+
+impl Servers {
+    /// Reads the configuration the arguments point at (see [`config::load`]).
+    pub fn load(args: &ServerArgs) -> Result<Servers, Failure> {
+        Ok(Servers {
+            config: config::load(args)?,
+            roots: args.root.clone(),
+        })
+    }
+
+    /// Mounts what `wanted` needs, after checking that it names servers that exist
+    /// and are enabled. Servers that fail are left out; see [`report`].
+    pub async fn mount(self, wanted: Wanted<'_>) -> Result<Mounts, Failure> {
+        let sources = match self.config {
+            Some(config) => {
+                let keep = selected(&config, wanted)?;
+                config
+                    .servers
+                    .into_iter()
+                    .filter(|s| keep.contains(&s.name))
+                    .map(Source::from)
+                    .collect()
+            }
+            None => {
+                check_embedded(wanted)?;
+                tracing::debug!(
+                    "no configuration found; mounting the embedded docs server as `{DEFAULT_SERVER}`"
+                );
+                let stream = prise_servers::serve::in_process(prise_servers::embedded_docs());
+                vec![Source::InProcess {
+                    name: DEFAULT_SERVER.to_owned(),
+                    stream,
+                }]
+            }
+        };
+        let count = sources.len();
+        let interactive = std::io::stderr().is_terminal();
+        if interactive && count > 1 {
+            eprint!("mounting {count} servers…\r");
+        }
+        let mut options = MountOptions {
+            elicitor: crate::elicitor::for_this_session(),
+            ..MountOptions::default()
+        };
+        if !self.roots.is_empty() {
+            options.roots = Some(
+                self.roots
+                    .iter()
+                    .map(|dir| root(dir))
+                    .collect::<Result<_, _>>()?,
+            );
+        }
+        let mounts = Mounts::start(sources, options).await;
+        if interactive && count > 1 {
+            eprint!("\x1b[2K");
+        }
+        Ok(mounts)
+    }
+}
+
+impl Servers {
+    /// [`Servers::mount`] for a command that uses what it mounted: when it named a
+    /// server and that server failed, that is the command's error (exit 1, with the
+    /// server's last stderr lines); otherwise each failure is a warning.
+    pub async fn mount_for(self, wanted: Wanted<'_>) -> Result<Mounts, Failure> {
+        let mounts = self.mount(wanted).await?;
+        if matches!(wanted, Wanted::All) || !mounts.mounts().is_empty() {
+            return Ok(report(mounts));
+        }
+        let Some(failure) = mounts.failures().first().cloned() else {
+            return Ok(mounts);
+        };
+        mounts.close().await;
+        let mut message = revealed(&failure.to_string()).into_owned();
+        for line in failure_details(&failure) {
+            message.push('\n');
+            message.push_str(&line);
+        }
+        Err(Failure::Job(anyhow::anyhow!(message)))
+    }
 }
 
 /// Prints the servers that failed to mount as warnings on stderr.
-pub fn report(mounts: Mounts) -> Result<Mounts, Failure> {
+pub fn report(mounts: Mounts) -> Mounts {
     for failure in mounts.failures() {
         eprintln!("warning: {}", revealed(&failure.to_string()));
-        // A server's own words: shown, never obeyed by the terminal.
-        for line in &failure.stderr_tail {
-            eprintln!("  | {}", revealed(line));
-        }
-        if let Some(log) = &failure.log {
-            eprintln!("  (full stderr in {})", log.display());
+        for line in failure_details(failure) {
+            eprintln!("{line}");
         }
     }
-    Ok(mounts)
+    mounts
 }
 
-/// [`mount`] without reporting failures, for commands whose output shows them.
-pub async fn mount_quietly(path: Option<&Path>, roots: &[PathBuf]) -> Result<Mounts, Failure> {
-    mount_config(config::load(path)?, roots).await
+/// A failed server's last stderr lines (its own words: shown, never obeyed by the
+/// terminal) and where its whole stderr is.
+pub fn failure_details(failure: &prise_mcp::MountError) -> Vec<String> {
+    let mut lines: Vec<String> = failure
+        .stderr_tail
+        .iter()
+        .map(|line| format!("  | {}", revealed(line)))
+        .collect();
+    if let Some(log) = &failure.log {
+        lines.push(format!("  (full stderr in {})", log.display()));
+    }
+    lines
 }
 
-/// Mounts the servers of an already loaded configuration (or the embedded docs server).
-pub async fn mount_config(
-    config: Option<prise_config::Config>,
-    roots: &[PathBuf],
-) -> Result<Mounts, Failure> {
-    let sources = match config {
-        Some(config) => config.servers.into_iter().map(Source::from).collect(),
-        None => {
-            tracing::debug!(
-                "no configuration found; mounting the embedded docs server as `{DEFAULT_SERVER}`"
-            );
-            let stream = prise_servers::serve::in_process(prise_servers::embedded_docs());
-            vec![Source::InProcess {
-                name: DEFAULT_SERVER.to_owned(),
-                stream,
-            }]
+/// The names of the servers `wanted` needs.
+fn selected(config: &Config, wanted: Wanted<'_>) -> Result<Vec<String>, Failure> {
+    let enabled = |server: &Server| -> Result<String, Failure> {
+        if server.disabled {
+            Err(Failure::usage(
+                format!("server {} is disabled", server.name),
+                format!(
+                    "set \"disabled\": false for it in {} to use it",
+                    config.path.display()
+                ),
+            ))
+        } else {
+            Ok(server.name.clone())
         }
     };
-    let count = sources.len();
-    let interactive = std::io::stderr().is_terminal();
-    if interactive && count > 1 {
-        eprint!("mounting {count} servers…\r");
-    }
-    let mut options = MountOptions {
-        elicitor: crate::elicitor::for_this_session(),
-        ..MountOptions::default()
-    };
-    if !roots.is_empty() {
-        options.roots = Some(
-            roots
+    let names = || config.servers.iter().map(|s| s.name.as_str());
+    match wanted {
+        Wanted::All => Ok(names().map(str::to_owned).collect()),
+        Wanted::Server(name) => match config.servers.iter().find(|s| s.name == name) {
+            Some(server) => Ok(vec![enabled(server)?]),
+            None => Err(no_server(name, names(), None)),
+        },
+        Wanted::Owner(exposed) => {
+            let owners: Vec<&Server> = config
+                .servers
                 .iter()
-                .map(|dir| root(dir))
-                .collect::<Result<_, _>>()?,
-        );
+                .filter(|s| {
+                    exposed
+                        .strip_prefix(s.name.as_str())
+                        .and_then(|rest| rest.strip_prefix(prise_mcp::registry::SEPARATOR))
+                        .is_some_and(|rest| !rest.is_empty())
+                })
+                .collect();
+            if owners.is_empty() {
+                let server = exposed
+                    .split_once(prise_mcp::registry::SEPARATOR)
+                    .map_or(exposed, |(server, _)| server);
+                return Err(no_server(server, names(), Some(exposed)));
+            }
+            let enabled_owners: Vec<String> = owners
+                .iter()
+                .filter(|s| !s.disabled)
+                .map(|s| s.name.clone())
+                .collect();
+            if enabled_owners.is_empty() {
+                return Err(enabled(owners[0]).unwrap_err());
+            }
+            Ok(enabled_owners)
+        }
     }
-    let mounts = Mounts::start(sources, options).await;
-    if interactive && count > 1 {
-        eprint!("\x1b[2K");
+}
+
+/// With no configuration only the embedded docs server exists.
+fn check_embedded(wanted: Wanted<'_>) -> Result<(), Failure> {
+    let (server, from) = match wanted {
+        Wanted::All => return Ok(()),
+        Wanted::Server(name) => (name, None),
+        Wanted::Owner(exposed) => (
+            exposed
+                .split_once(prise_mcp::registry::SEPARATOR)
+                .map_or(exposed, |(server, _)| server),
+            Some(exposed),
+        ),
+    };
+    if server == DEFAULT_SERVER {
+        Ok(())
+    } else {
+        Err(no_server(server, [DEFAULT_SERVER], from))
     }
-    Ok(mounts)
+}
+
+/// `no server named NAME (from NAME__TOOL); did you mean ...?`
+fn no_server<'a>(
+    name: &str,
+    names: impl IntoIterator<Item = &'a str>,
+    from: Option<&str>,
+) -> Failure {
+    let suggestion = prise_mcp::registry::closest(name, names)
+        .map(|s| format!("; did you mean {s}?"))
+        .unwrap_or_default();
+    let from = from.map(|f| format!(" (in {f})")).unwrap_or_default();
+    Failure::usage(
+        format!("no server named {name}{from}{suggestion}"),
+        "`prise servers` lists the configured servers".to_owned(),
+    )
 }
 
 /// A `--root` folder as an MCP root.

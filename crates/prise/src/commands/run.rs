@@ -1,7 +1,6 @@
 //! `prise run`: one question to the agent, the answer on stdout.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions, Refusal, ToolOutcome};
@@ -12,8 +11,8 @@ use prise_llm::{
 use prise_mcp::Mounts;
 
 use crate::cli::{AgentArgs, Output, RunArgs};
+use crate::commands::mounted::{Servers, Wanted};
 use crate::commands::session::Session;
-use crate::commands::{config, mounted};
 use crate::failure::Failure;
 use crate::output::{self, revealed};
 
@@ -22,9 +21,8 @@ pub const DEFAULT_MODEL: &str = "ollama:qwen2.5";
 
 /// Mounts the servers, asks the model, prints the final answer. The tool trace goes to
 /// stderr when it is a terminal.
-pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Result<(), Failure> {
-    let config = config::load(config)?;
-    let model = model(&args.agent, config.as_ref())?;
+pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
+    let model = model(&args.agent, servers.config.as_ref())?;
     let prompt = match args.prompt {
         Some(prompt) => prompt,
         None => {
@@ -39,7 +37,7 @@ pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: RunArgs) -> Res
             "pass -p \"question\" or pipe it on stdin".to_owned(),
         ));
     }
-    let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
+    let (mut agent, mounts) = agent(servers, &args.agent, model).await?;
     let mut session = match &args.session {
         Some(id) => {
             let (session, messages) = Session::open(Some(id), false)?;
@@ -370,19 +368,17 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
 /// Mounts the configured servers and builds an agent over them with `model`, the
 /// configured approval policy and, in a terminal, someone to ask.
 pub async fn agent(
-    config: Option<Config>,
-    roots: &[PathBuf],
+    servers: Servers,
     args: &AgentArgs,
     model: Box<dyn Model>,
 ) -> Result<(Agent, Arc<Mounts>), Failure> {
-    let (approval, settings) = config
+    let (approval, settings) = servers
+        .config
         .as_ref()
         .map(|c| (c.approval.clone(), c.model.clone()))
         .unwrap_or_default();
     let defaults = AgentOptions::default();
-    let mounts = Arc::new(mounted::report(
-        mounted::mount_config(config, roots).await?,
-    )?);
+    let mounts = Arc::new(servers.mount_for(Wanted::All).await?);
     let options = AgentOptions {
         max_turns: args
             .max_turns

@@ -10,7 +10,7 @@ mod prompts;
 mod screen;
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use prise_agent::AgentError;
 
@@ -19,6 +19,7 @@ use prompts::prompt_text;
 use screen::{print_events, print_servers, print_tools};
 
 use crate::cli::ChatArgs;
+use crate::commands::mounted::Servers;
 use crate::commands::run::{agent, model, model_failure, model_spec};
 use crate::commands::session::{Session, transcript};
 use crate::failure::Failure;
@@ -27,11 +28,10 @@ const HELP: &str =
     "/tools  /servers  /SERVER__PROMPT args (or /prompt NAME args)  /clear  /save [FILE.md]  /quit";
 
 /// Runs the conversation until end of input or `/quit`.
-pub async fn run(config: Option<&Path>, roots: &[PathBuf], args: ChatArgs) -> Result<(), Failure> {
-    let config = crate::commands::config::load(config)?;
-    let model_name = model_spec(&args.agent, config.as_ref())?;
-    let model = model(&args.agent, config.as_ref())?;
-    let (mut agent, mounts) = agent(config, roots, &args.agent, model).await?;
+pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
+    let model_name = model_spec(&args.agent, servers.config.as_ref())?;
+    let model = model(&args.agent, servers.config.as_ref())?;
+    let (mut agent, mounts) = agent(servers, &args.agent, model).await?;
     let resume = args
         .resume
         .as_deref()

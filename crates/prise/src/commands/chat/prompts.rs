@@ -62,7 +62,7 @@ fn prompt_arguments(
         word.split_once('=')
             .filter(|(key, _)| declared.iter().any(|(n, _)| n == key))
     }
-    let words = split_words(text)?;
+    let words = prise_config::split_words(text)?;
     if declared.len() == 1 && !words.iter().any(|w| keyed(w, declared).is_some()) {
         if !text.is_empty() {
             arguments.insert(declared[0].0.clone(), Value::String(text.to_owned()));
@@ -114,30 +114,6 @@ fn prompt_arguments(
         ));
     }
     Ok(arguments)
-}
-
-/// Words as a shell would split them, without expansions: quotes keep spaces.
-fn split_words(text: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut quote: Option<char> = None;
-    for c in text.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.get_or_insert_default().push(c),
-            (None, '"' | '\'') => {
-                quote = Some(c);
-                word.get_or_insert_default();
-            }
-            (None, c) if c.is_whitespace() => words.extend(word.take()),
-            (None, c) => word.get_or_insert_default().push(c),
-        }
-    }
-    if let Some(q) = quote {
-        return Err(format!("unclosed {q} in {text:?}"));
-    }
-    words.extend(word);
-    Ok(words)
 }
 
 #[cfg(test)]
