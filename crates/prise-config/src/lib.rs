@@ -32,9 +32,9 @@ mod secret;
 pub use cli_servers::split_words;
 pub use discover::candidates;
 pub use model::{
-    Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_RESTARTS, DEFAULT_STARTUP_TIMEOUT,
-    Decision, Format, ModelSettings, Protocol, Remote, RestartPolicy, Server, Stdio, ToolFilter,
-    Transport,
+    Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_RESTARTS,
+    DEFAULT_STARTUP_TIMEOUT, Decision, Format, ModelSettings, Protocol, Remote, RestartPolicy,
+    Server, Stdio, ToolFilter, Transport,
 };
 pub use secret::{MASK, looks_secret};
 

@@ -12,6 +12,8 @@ use crate::secret::{MASK, looks_secret, redact_arg, redact_url};
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one request to a server may take, unless configured.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest message a server may send, unless configured: 16 MiB, as rmcp's.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 /// How many times in a row a crashed server is restarted under `on-failure`.
 pub const DEFAULT_MAX_RESTARTS: u32 = 3;
 
@@ -67,6 +69,9 @@ pub struct Server {
     pub restart: RestartPolicy,
     /// Which protocol era to speak.
     pub protocol: Protocol,
+    /// The largest message (one JSON-RPC line over stdio, one response over HTTP)
+    /// accepted from the server, in bytes.
+    pub max_message_size: usize,
     /// Folders offered to the server as MCP roots: its own `"roots"`, else the file's
     /// top-level `"roots"`; empty offers none (the server keeps what its arguments
     /// give it).

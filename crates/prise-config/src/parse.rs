@@ -96,6 +96,7 @@ struct Fields<'a> {
     max_restarts: Option<&'a RawValue>,
     protocol: Option<&'a RawValue>,
     roots: Option<&'a RawValue>,
+    max_message_size: Option<&'a RawValue>,
 }
 
 /// Which transport a `type` value asks for.
@@ -375,6 +376,7 @@ impl<'a> Parser<'a> {
                 "maxRestarts" => &mut f.max_restarts,
                 "protocol" => &mut f.protocol,
                 "roots" => &mut f.roots,
+                "maxMessageSize" => &mut f.max_message_size,
                 _ => {
                     let (line, column) = position(self.text, self.key_offset(value));
                     self.warnings.push(format!(
@@ -514,6 +516,10 @@ impl<'a> Parser<'a> {
             Some(raw) => self.roots(raw, &what, disabled)?,
             None => shared_roots.to_vec(),
         };
+        let max_message_size = match f.max_message_size {
+            None => DEFAULT_MAX_MESSAGE_SIZE,
+            Some(raw) => self.size(raw, &what, "maxMessageSize")?,
+        };
         Ok(Server {
             name,
             transport,
@@ -523,6 +529,7 @@ impl<'a> Parser<'a> {
             tools,
             restart,
             protocol,
+            max_message_size,
             roots,
         })
     }
@@ -673,6 +680,26 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(duration)
+    }
+
+    /// A size in bytes: a number, or a string such as `"32MiB"`, `"500KB"`, `"1GB"`.
+    fn size(&self, raw: &'a RawValue, what: &str, key: &str) -> Result<usize, ConfigError> {
+        let text = raw.get();
+        let parsed = if text.starts_with('"') {
+            serde_json::from_str::<String>(text)
+                .ok()
+                .and_then(|s| parse_size(&s))
+        } else {
+            serde_json::from_str::<u64>(text).ok()
+        };
+        match parsed.and_then(|n| usize::try_from(n).ok()) {
+            Some(n) if n >= 1024 => Ok(n),
+            _ => Err(self.error(
+                self.offset(raw),
+                format!("{what}: {key} must be a size of at least 1 KiB: a number of bytes, or \"32MiB\", \"500KB\", \"1GB\""),
+                None,
+            )),
+        }
     }
 
     fn globs(
@@ -911,6 +938,28 @@ fn parse_duration(text: &str) -> Option<Duration> {
     seconds(number * scale)
 }
 
+/// `32MiB`, `500KB`, `1GB`, `2048` (bytes): decimal and binary units alike.
+fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "kib" => 1024.0,
+        "m" | "mb" => 1e6,
+        "mib" => 1024.0 * 1024.0,
+        "g" | "gb" => 1e9,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let bytes = number * scale;
+    (0.0..1e15).contains(&bytes).then_some(bytes as u64)
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 fn position(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -971,6 +1020,15 @@ mod tests {
         assert_eq!(parse_duration("0s"), None);
         assert_eq!(parse_duration("-3s"), None);
         assert_eq!(parse_duration("3 days"), None);
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("32MiB"), Some(32 << 20));
+        assert_eq!(parse_size("500 KB"), Some(500_000));
+        assert_eq!(parse_size("1gib"), Some(1 << 30));
+        assert_eq!(parse_size("2048"), Some(2048));
+        assert_eq!(parse_size("12 parsecs"), None);
     }
 
     #[test]

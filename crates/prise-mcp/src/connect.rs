@@ -13,11 +13,13 @@ use rmcp::model::ProtocolVersion;
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, RunningService, serve_client_with_lifecycle,
 };
+use rmcp::transport::async_rw::AsyncRwTransport;
 
 use crate::catalog::Catalog;
 use crate::child::{self, ChildServer, StderrLog};
 use crate::client::Client;
 use crate::eras::Era;
+use crate::limit::{LineLimit, Oversized};
 use crate::mount::{MountOptions, TERMINATE_GRACE};
 use crate::{http, sse};
 
@@ -30,6 +32,8 @@ const ROOTS_SETTLE: Duration = Duration::from_millis(100);
 pub(crate) struct Connection {
     pub service: RunningService<RoleClient, Client>,
     pub child: Option<ChildServer>,
+    /// Requests whose answers were over the size limit (stdio).
+    pub oversized: Arc<Oversized>,
 }
 
 /// Where the stderr of the latest attempt is kept, so that a timeout can still show it.
@@ -103,6 +107,21 @@ pub(crate) struct Connected {
     pub service: RunningService<RoleClient, Client>,
     pub catalog: Catalog,
     pub child: Option<ChildServer>,
+    pub oversized: Arc<Oversized>,
+}
+
+impl Connected {
+    /// The connection part, once the catalog has been taken.
+    pub fn into_connection(self) -> (Connection, Catalog) {
+        (
+            Connection {
+                service: self.service,
+                child: self.child,
+                oversized: self.oversized,
+            },
+            self.catalog,
+        )
+    }
 }
 
 /// A handshake that did not.
@@ -141,9 +160,20 @@ async fn attempt(
                     Failed::new(format!("{e}{hint}"))
                 })?;
             *stderr_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(process.stderr.clone());
-            match handshake(client, (stdout, stdin), lifecycle).await {
+            // prise bounds each line itself (see `limit`), so that an oversized answer
+            // fails its request at once instead of being dropped.
+            let oversized = Arc::new(Oversized::default());
+            let stdout = LineLimit::new(
+                stdout,
+                server.max_message_size,
+                &server.name,
+                oversized.clone(),
+            );
+            let transport = AsyncRwTransport::new(stdout, stdin).with_max_line_length(usize::MAX);
+            match handshake(client, transport, lifecycle).await {
                 Ok(mut connected) => {
                     connected.child = Some(process);
+                    connected.oversized = oversized;
                     Ok(connected)
                 }
                 Err(mut failed) => {
@@ -162,7 +192,8 @@ async fn attempt(
             }
         }
         Transport::Http(remote) => {
-            let transport = http::transport(remote).map_err(Failed::new)?;
+            let transport =
+                http::transport(remote, server.max_message_size).map_err(Failed::new)?;
             handshake(client, transport, lifecycle)
                 .await
                 .map_err(|mut failed| {
@@ -220,6 +251,7 @@ where
         service,
         catalog,
         child: None,
+        oversized: Arc::default(),
     })
 }
 

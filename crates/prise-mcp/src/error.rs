@@ -62,6 +62,18 @@ pub enum CallError {
         /// Exit status and stderr tail, when known, starting with `: `.
         detail: String,
     },
+    /// The server's answer was longer than the limit; it was dropped unread.
+    #[error("server {server}'s answer to {method} was {}, over its limit of {}; raise \"maxMessageSize\" for {server} in the configuration to accept it", size_text(*size), size_text(*limit))]
+    TooLarge {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+        /// The answer's size in bytes.
+        size: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// The server answered with a JSON-RPC error.
     #[error("server {server} rejected {method}: {message} (code {code})")]
     Rejected {
@@ -84,6 +96,15 @@ pub enum CallError {
         /// What went wrong.
         cause: String,
     },
+}
+
+fn size_text(bytes: usize) -> String {
+    const MIB: f64 = 1024.0 * 1024.0;
+    if bytes as f64 >= MIB {
+        format!("{:.1} MiB", bytes as f64 / MIB)
+    } else {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    }
 }
 
 fn seconds(duration: Duration) -> String {

@@ -19,6 +19,7 @@ const MANAGED: [&str; 3] = ["accept", "mcp-session-id", "last-event-id"];
 /// A transport for one remote server, with its configured headers.
 pub(crate) fn transport(
     remote: &Remote,
+    max_message_size: usize,
 ) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
     install_crypto();
     let mut headers = HashMap::new();
@@ -35,8 +36,10 @@ pub(crate) fn transport(
         headers.insert(header, value);
     }
     let client = client()?;
-    let config =
+    let mut config =
         StreamableHttpClientTransportConfig::with_uri(remote.url.as_str()).custom_headers(headers);
+    config.max_sse_event_size = max_message_size;
+    config.max_json_response_size = max_message_size;
     Ok(StreamableHttpClientTransport::with_client(
         SessionAware(client),
         config,

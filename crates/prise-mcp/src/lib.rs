@@ -17,6 +17,7 @@ pub mod eras;
 mod error;
 mod event;
 mod http;
+mod limit;
 mod mount;
 mod mounts;
 pub mod registry;

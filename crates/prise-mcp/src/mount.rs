@@ -84,6 +84,7 @@ pub struct Mount {
     live: Arc<Live>,
     filter: ToolFilter,
     call_timeout: Duration,
+    max_message_size: usize,
     startup: Duration,
     supervisor: Option<tokio::task::AbortHandle>,
 }
@@ -167,6 +168,7 @@ impl Mount {
             live,
             filter: server.tools.clone(),
             call_timeout: server.call_timeout,
+            max_message_size: server.max_message_size,
             startup: started.elapsed(),
             supervisor,
         })
@@ -196,6 +198,7 @@ impl Mount {
             live: Live::new(connected, shared),
             filter: ToolFilter::default(),
             call_timeout: prise_config::DEFAULT_CALL_TIMEOUT,
+            max_message_size: prise_config::DEFAULT_MAX_MESSAGE_SIZE,
             startup: started.elapsed(),
             supervisor: None,
         })
@@ -323,14 +326,26 @@ impl Mount {
             .send_request_with_option(request, options)
             .await
             .map_err(|e| self.error(&connection, method, e))?;
+        let id = handle.id.clone();
         let mut guard = CancelOnDrop {
             peer: peer.clone(),
-            id: Some(handle.id.clone()),
+            id: Some(id.clone()),
         };
         let result = handle.await_response().await;
         guard.id = None;
         match result {
             Ok(result) => Ok(result),
+            Err(ServiceError::McpError(e)) if e.code.0 == crate::limit::TOO_LARGE_CODE => {
+                match connection.oversized.take(&id) {
+                    Some(size) => Err(CallError::TooLarge {
+                        server: self.name.clone(),
+                        method: method.to_owned(),
+                        size,
+                        limit: self.max_message_size,
+                    }),
+                    None => Err(self.error(&connection, method, ServiceError::McpError(e))),
+                }
+            }
             Err(e) => {
                 let mut error = self.error(&connection, method, e);
                 if let CallError::Closed { detail, .. } = &mut error {
@@ -407,11 +422,8 @@ impl Mount {
 
 impl Live {
     fn new(connected: Connected, shared: Arc<Shared>) -> Arc<Live> {
-        shared.set_catalog(|c| *c = connected.catalog);
-        let connection = Connection {
-            service: connected.service,
-            child: connected.child,
-        };
+        let (connection, catalog) = connected.into_connection();
+        shared.set_catalog(|c| *c = catalog);
         Arc::new(Live {
             connection: RwLock::new(Arc::new(connection)),
             shared,

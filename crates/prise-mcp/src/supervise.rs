@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use prise_config::{RestartPolicy, Server};
 
 use crate::client::Client;
-use crate::connect::{self, Connection, StderrSlot};
+use crate::connect::{self, StderrSlot};
 use crate::event::MountEvent;
 use crate::mount::{Live, MountOptions};
 
@@ -80,11 +80,9 @@ async fn supervise(server: Server, options: MountOptions, client: Client, live: 
             let attempt = connect::establish(&server, &options, client.clone(), &slot);
             match tokio::time::timeout(server.startup_timeout, attempt).await {
                 Ok(Ok(connected)) => {
-                    live.shared.set_catalog(|c| *c = connected.catalog);
-                    live.replace(Connection {
-                        service: connected.service,
-                        child: connected.child,
-                    });
+                    let (connection, catalog) = connected.into_connection();
+                    live.shared.set_catalog(|c| *c = catalog);
+                    live.replace(connection);
                     let _ = events.send(MountEvent::Ready {
                         server: server.name.clone(),
                         elapsed: started.elapsed(),

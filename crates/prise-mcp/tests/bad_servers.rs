@@ -104,17 +104,34 @@ async fn invalid_utf8_is_skipped() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_100_mib_line_is_refused_with_bounded_memory() {
+async fn a_100_mib_line_is_refused_at_once_with_bounded_memory() {
     let m = marker("huge");
     let mounts = mount("huge", &m).await;
+    // Before, the dropped answer left the call waiting for its timeout (2 s here).
+    let started = Instant::now();
     let error = mounts.call_tool("bad__huge", None).await.unwrap_err();
-    assert!(matches!(error, CallError::Timeout { .. }), "{error}");
+    let CallError::TooLarge { size, limit, .. } = &error else {
+        panic!("{error}");
+    };
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    // 100 MiB of text and the JSON around it.
+    assert!((100 << 20..(100 << 20) + 200).contains(size), "{size}");
+    assert_eq!(*limit, 16 << 20);
+    assert_eq!(
+        error.to_string(),
+        "server bad's answer to tools/call was 100.0 MiB, over its limit of 16.0 MiB; \
+         raise \"maxMessageSize\" for bad in the configuration to accept it"
+    );
     // The connection survives the dropped line.
     assert_eq!(
         text(&mounts.call_tool("bad__echo", args("after")).await.unwrap()),
         "echo: after"
     );
-    // rmcp drops lines over 16 MiB instead of buffering them: the peak stays far
+    // Lines over 16 MiB are dropped instead of buffered: the peak stays far
     // below the 100 MiB that was written.
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let peak_kib: u64 = status
@@ -123,6 +140,46 @@ async fn a_100_mib_line_is_refused_with_bounded_memory() {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap();
     assert!(peak_kib < 96 * 1024, "peak RSS {peak_kib} KiB");
+    close_cleanly(mounts, &m).await;
+}
+
+/// The limit is the server's `maxMessageSize`; an answer whose id comes last (the
+/// TypeScript SDK's order) is matched to its request too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_size_limit_is_configurable_and_ids_are_found_at_either_end() {
+    let m = marker("huge-limit");
+    let script = fixture("bad_server.py");
+    let config = format!(
+        r#"{{"mcpServers": {{"bad": {{"command": "python3", "args": ["{script}", "huge", "{m}"], "maxMessageSize": "3MiB", "timeout": {{"call": 20}}}}}}}}"#
+    );
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        MountOptions {
+            log_dir: None,
+            ..MountOptions::default()
+        },
+    )
+    .await;
+    let huge = |mib: u64, id_last: bool| {
+        serde_json::json!({"mib": mib, "id_last": id_last})
+            .as_object()
+            .cloned()
+    };
+    for id_last in [false, true] {
+        let error = mounts
+            .call_tool("bad__huge", huge(4, id_last))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, CallError::TooLarge { limit, .. } if *limit == 3 << 20),
+            "{error}"
+        );
+        let result = mounts
+            .call_tool("bad__huge", huge(2, id_last))
+            .await
+            .unwrap();
+        assert_eq!(text(&result).len(), 2 << 20);
+    }
     close_cleanly(mounts, &m).await;
 }
 
