@@ -205,11 +205,9 @@ fn id_in_head(head: &[u8]) -> Option<String> {
 fn id_in_tail(tail: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(tail);
     let text = text.trim_end().strip_suffix('}')?.trim_end();
-    let start = if text.ends_with('"') {
+    let start = if let Some(inner) = text.strip_suffix('"') {
         // A string id: back to its opening quote.
-        let inner = &text[..text.len() - 1];
-        let open = inner.rfind('"')?;
-        open
+        inner.rfind('"')?
     } else {
         text.rfind(|c: char| !(c.is_ascii_digit() || c == '-'))? + 1
     };
