@@ -191,10 +191,17 @@ impl Agent {
         let mut tools = ToolTable::new(&mounts.tools(), model.schema_dialect());
         let mut system = options.system_prompt.clone();
         let resources = mounts.resources();
+        let templates = mounts.resource_templates();
+        // Models learn what they can read from the instructions, and read it with a
+        // tool: a resource may be what they need before calling anything else.
+        let example = resources
+            .first()
+            .map(|(_, r)| r.uri.clone())
+            .or_else(|| templates.first().map(|(_, t)| t.uri_template.clone()));
+        if let Some(example) = example {
+            tools.add_resource_reader(&example);
+        }
         if !resources.is_empty() {
-            // Models learn what they can read from the instructions, and read it with a
-            // tool: a resource may be what they need before calling anything else.
-            tools.add_resource_reader();
             system.push_str("\n\nResources you can read with the read_resource tool:");
             for (_, resource) in resources.iter().take(MAX_LISTED_RESOURCES) {
                 let about = resource
@@ -209,6 +216,19 @@ impl Agent {
                     "\n- ... and {} more",
                     resources.len() - MAX_LISTED_RESOURCES
                 ));
+            }
+        }
+        if !templates.is_empty() {
+            system.push_str(
+                "\n\nResource templates: read_resource also reads these URIs with each {placeholder} filled in:",
+            );
+            for (_, template) in templates.iter().take(MAX_LISTED_RESOURCES) {
+                let about = template
+                    .description
+                    .as_deref()
+                    .or(template.title.as_deref())
+                    .unwrap_or(&template.name);
+                system.push_str(&format!("\n- {} ({about})", template.uri_template));
             }
         }
         let history = vec![Message::text(Role::System, system)];
@@ -528,9 +548,26 @@ impl Agent {
             }
             Err(e) => Settled {
                 started,
-                ..Settled::not_run(ToolOutcome::Error, format!("error: {e}"))
+                ..Settled::not_run(ToolOutcome::Error, resource_error(&uri, &e))
             },
         }
+    }
+}
+
+/// A failed read, in words a model can act on (the command line's hints mean
+/// nothing to it).
+fn resource_error(uri: &str, error: &prise_mcp::CallError) -> String {
+    match error {
+        prise_mcp::CallError::UnknownResource { servers, .. } if servers.is_empty() => format!(
+            "error: there is no resource {uri}. Read one of the URIs listed in the instructions, or a \
+             resource template listed there with its placeholders filled in."
+        ),
+        prise_mcp::CallError::UnknownResource { servers, .. } => format!(
+            "error: {uri} fits the resource templates of several servers ({}), so it cannot be read; \
+             read a URI listed in the instructions instead.",
+            servers.join(", ")
+        ),
+        other => format!("error: reading {uri} failed: {other}"),
     }
 }
 

@@ -68,15 +68,17 @@ impl ToolTable {
         table
     }
 
-    /// Offers the built-in `read_resource(uri)` tool, for servers' resources.
-    pub fn add_resource_reader(&mut self) {
+    /// Offers the built-in `read_resource(uri)` tool, for servers' resources;
+    /// `example` is a URI the servers really offer, so that the model does not learn
+    /// a near miss of one.
+    pub fn add_resource_reader(&mut self, example: &str) {
         self.definitions.push(ToolDefinition {
             name: READ_RESOURCE.to_owned(),
-            description: "Read a resource by its URI (the resources are listed in the instructions) and return its \
-                          contents."
+            description: "Read a resource by its URI and return its contents. The resources, and the templates \
+                          whose {placeholders} you may fill in, are listed in the instructions."
                 .to_owned(),
             parameters: json!({"type": "object", "properties": {"uri": {"type": "string",
-                "description": "The resource's URI, e.g. weather://cities"}}, "required": ["uri"]}),
+                "description": format!("The resource's URI, e.g. {example}")}}, "required": ["uri"]}),
         });
         self.read_only.insert(READ_RESOURCE.to_owned());
     }

@@ -39,9 +39,21 @@ pub enum CallError {
         /// Why it was not mounted.
         cause: String,
     },
-    /// No mounted server exposes this prompt, or knows this resource.
+    /// No mounted server exposes this prompt, or is named so.
     #[error("{0}")]
     NotFound(String),
+    /// No mounted server lists this resource or has one template it fits.
+    #[error("{}", if servers.is_empty() {
+        format!("no mounted server lists {uri} or has a resource template it fits")
+    } else {
+        format!("{uri} fits resource templates of several servers: {}", servers.join(", "))
+    })]
+    UnknownResource {
+        /// The URI asked for.
+        uri: String,
+        /// The servers whose templates it fits, when there are several.
+        servers: Vec<String>,
+    },
     /// The server did not answer in time; a cancellation was sent.
     #[error("server {server} did not answer {method} within {}", seconds(*after))]
     Timeout {

@@ -24,6 +24,7 @@ pub mod registry;
 mod roots;
 mod sse;
 mod supervise;
+mod template;
 
 pub use catalog::Catalog;
 pub use elicit::{Elicitation, Elicitor};

@@ -15,6 +15,7 @@ use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
 use crate::mount::{InProcessStream, Mount, MountOptions};
 use crate::registry::{Registry, SEPARATOR, exposed_name};
+use crate::template::UriTemplate;
 
 /// A server to mount.
 #[derive(Debug)]
@@ -311,36 +312,69 @@ impl Mounts {
         mount.get_prompt(&name, arguments).await
     }
 
-    /// Reads a resource from the server that lists it, or, for a URI no server lists
-    /// (one from a template), from the only server with resources or the one named.
+    /// Reads a resource: from `server` when one is named; else from the server that
+    /// lists the URI, else from the one server with a resource template the URI fits,
+    /// else from the only server that has resources at all (some accept URIs they do
+    /// not list).
     pub async fn read_resource(
         &self,
         uri: &str,
         server: Option<&str>,
     ) -> Result<ReadResourceResult, CallError> {
         let mount = match server {
-            Some(name) => self.mounts.iter().find(|m| m.name() == name),
-            None => self
+            Some(name) => self
                 .mounts
                 .iter()
-                .find(|m| m.catalog().resources.iter().any(|r| r.uri == uri))
-                .or_else(|| {
-                    let with_resources: Vec<&Mount> = self
-                        .mounts
-                        .iter()
-                        .filter(|m| {
-                            m.peer_info()
-                                .is_some_and(|i| i.capabilities.resources.is_some())
-                        })
-                        .collect();
-                    (with_resources.len() == 1).then(|| with_resources[0])
-                }),
+                .find(|m| m.name() == name)
+                .ok_or_else(|| CallError::NotFound(format!("no mounted server is named {name}")))?,
+            None => self.resource_owner(uri)?,
         };
-        match mount {
-            Some(mount) => mount.read_resource(uri).await,
-            None => Err(CallError::NotFound(format!(
-                "no mounted server lists {uri}; `prise resources` lists them, or name the server with --server"
-            ))),
+        mount.read_resource(uri).await
+    }
+
+    /// The mount to ask for `uri`, as [`Mounts::read_resource`] chooses it.
+    fn resource_owner(&self, uri: &str) -> Result<&Mount, CallError> {
+        if let Some(mount) = self
+            .mounts
+            .iter()
+            .find(|m| m.catalog().resources.iter().any(|r| r.uri == uri))
+        {
+            return Ok(mount);
+        }
+        let fitting: Vec<&Mount> = self
+            .mounts
+            .iter()
+            .filter(|m| {
+                m.catalog()
+                    .templates
+                    .iter()
+                    .any(|t| UriTemplate::parse(&t.uri_template).matches(uri))
+            })
+            .collect();
+        match fitting.as_slice() {
+            [one] => return Ok(one),
+            [] => {}
+            several => {
+                return Err(CallError::UnknownResource {
+                    uri: uri.to_owned(),
+                    servers: several.iter().map(|m| m.name().to_owned()).collect(),
+                });
+            }
+        }
+        let with_resources: Vec<&Mount> = self
+            .mounts
+            .iter()
+            .filter(|m| {
+                m.peer_info()
+                    .is_some_and(|i| i.capabilities.resources.is_some())
+            })
+            .collect();
+        match with_resources.as_slice() {
+            [one] => Ok(one),
+            _ => Err(CallError::UnknownResource {
+                uri: uri.to_owned(),
+                servers: Vec::new(),
+            }),
         }
     }
 

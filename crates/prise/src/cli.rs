@@ -137,9 +137,14 @@ impl ServerFilter {
 pub struct ReadArgs {
     /// The resource URI, e.g. `docs://index.md`.
     pub uri: String,
-    /// The server to ask, for a URI no server lists (one made from a template).
+    /// The server to ask, when no server lists the URI and it fits no single server's
+    /// template (a template's URI needs no --server).
     #[arg(long)]
     pub server: Option<String>,
+    /// Write the contents to FILE as they are (binary contents decoded: images,
+    /// archives) instead of printing them.
+    #[arg(short, long, value_name = "FILE", conflicts_with = "json")]
+    pub output: Option<std::path::PathBuf>,
     /// Print the whole result as JSON.
     #[arg(long)]
     pub json: bool,

@@ -393,3 +393,52 @@ fn servers_given_on_the_command_line() {
             "error: --config:1:31: server \"t\": unknown type \"websocket\"",
         ));
 }
+
+/// `prise read` of a URI made from a template needs no --server, even beside another
+/// server with resources; `-o FILE` writes binary contents as their bytes.
+#[test]
+fn read_finds_the_server_of_a_template_and_writes_files() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = home.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("a.md"), "# A\n").unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        json!({"mcpServers": {
+            "everything": {"command": "node", "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"]},
+            "mine": {"command": common::prise_bin(), "args": ["serve", "docs", docs]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    prise(home.path())
+        .args(["read", "demo://resource/dynamic/text/7"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "Resource 7: This is a plaintext resource",
+        ));
+    let out = home.path().join("blob.bin");
+    prise(home.path())
+        .args(["read", "demo://resource/dynamic/blob/7", "-o"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout("")
+        .stderr(predicate::str::starts_with("wrote "));
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(
+        bytes.starts_with(b"Resource 7: This is a base64 blob"),
+        "{bytes:?}"
+    );
+    prise(home.path())
+        .args(["read", "demo://nowhere/1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no mounted server lists demo://nowhere/1 or has a resource template it fits",
+        ))
+        .stderr(predicate::str::contains(
+            "hint: `prise resources` lists the resources and templates",
+        ));
+}

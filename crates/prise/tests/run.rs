@@ -508,6 +508,66 @@ async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
     );
 }
 
+/// The model reads resources made from templates (server-everything's
+/// `demo://resource/dynamic/text/{resourceId}`) beside another server with resources,
+/// and its mistakes come back in words it can act on.
+#[tokio::test]
+async fn the_model_reads_templates_and_its_mistakes_are_explained_to_it() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = home.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("a.md"), "# A\n").unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        json!({"mcpServers": {
+            "everything": {"command": "node", "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"]},
+            "mine": {"command": common::prise_bin(), "args": ["serve", "docs", docs]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![
+        Scripted::tool_calls(&[
+            (
+                "c1",
+                "read_resource",
+                json!({"uri": "demo://resource/dynamic/text/3"}),
+            ),
+            ("c2", "read_resource", json!({"uri": "demo://nothing/here"})),
+        ]),
+        Scripted::answer("Read."),
+    ])
+    .await;
+    succeed(home.path(), run_args(&model, &["-p", "read"])).await;
+    let requests = model.requests();
+    let system = requests[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("- demo://resource/dynamic/text/{resourceId} (Plaintext dynamic resource"),
+        "{system}"
+    );
+    let reader = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "read_resource")
+        .unwrap();
+    // Its example is a URI that is really there.
+    assert!(
+        reader["function"]["parameters"]["properties"]["uri"]["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("e.g. demo://resource/static/document/architecture.md"),
+        "{reader}"
+    );
+    let results = requests[1].tool_results();
+    assert!(results[0].starts_with("Resource 3:"), "{}", results[0]);
+    assert_eq!(
+        results[1],
+        "error: there is no resource demo://nothing/here. Read one of the URIs listed in the instructions, \
+         or a resource template listed there with its placeholders filled in."
+    );
+}
+
 #[tokio::test]
 async fn ctrl_c_during_a_tool_call_leaves_no_process_behind() {
     let home = tempfile::tempdir().unwrap();

@@ -216,12 +216,47 @@ pub async fn read(servers: Servers, args: ReadArgs) -> Result<(), Failure> {
         mounts.read_resource(&args.uri, server).await
     })
     .await?;
+    if let Some(path) = &args.output {
+        return write_file(path, &args.uri, &result.contents);
+    }
     print(args.json, &result, |out, result| {
         result
             .contents
             .iter()
             .try_for_each(|c| write_contents(out, c))
     })
+}
+
+/// `prise read -o FILE`: the one content of a resource, its bytes as they are.
+fn write_file(
+    path: &std::path::Path,
+    uri: &str,
+    contents: &[ResourceContents],
+) -> Result<(), Failure> {
+    use base64::Engine;
+    let [content] = contents else {
+        return Err(Failure::usage(
+            format!("{uri} has {} contents; -o writes one", contents.len()),
+            "--json shows them all".to_owned(),
+        ));
+    };
+    let bytes = match content {
+        ResourceContents::TextResourceContents { text, .. } => text.clone().into_bytes(),
+        ResourceContents::BlobResourceContents { blob, .. } => {
+            base64::engine::general_purpose::STANDARD
+                .decode(blob.trim())
+                .map_err(|e| anyhow::anyhow!("the server sent {uri} as invalid base64: {e}"))?
+        }
+        _ => {
+            return Err(Failure::Job(anyhow::anyhow!(
+                "{uri}: contents of an unknown kind"
+            )));
+        }
+    };
+    std::fs::write(path, &bytes)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    eprintln!("wrote {} bytes to {}", bytes.len(), path.display());
+    Ok(())
 }
 
 /// `prise prompts`: every prompt and its arguments (`*` marks required ones).
@@ -435,6 +470,14 @@ fn call_failure(error: CallError) -> Failure {
             Failure::usage(&error, "`prise tools` lists the tools".to_owned())
         }
         CallError::NotFound(_) => Failure::usage(&error, None),
+        CallError::UnknownResource { servers, .. } if servers.is_empty() => Failure::usage(
+            &error,
+            "`prise resources` lists the resources and templates; --server NAME asks one server"
+                .to_owned(),
+        ),
+        CallError::UnknownResource { .. } => {
+            Failure::usage(&error, "--server NAME chooses the server to ask".to_owned())
+        }
         _ => Failure::Job(error.into()),
     }
 }
