@@ -1,9 +1,11 @@
 //! Asking the person at the terminal whether a tool call may run.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use prise_agent::{Answer, Approver, AskFuture};
+
+use crate::question::{self, Question};
 
 /// The terminal, when a person is there to answer.
 pub fn for_this_session() -> Option<Arc<dyn Approver>> {
@@ -31,20 +33,25 @@ impl Approver for Terminal {
             p(arguments),
             p(tool)
         );
+        let asked = Question::new();
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
-                let _terminal = crate::question::one_at_a_time();
+                let Some(_terminal) = asked.turn() else {
+                    return Answer::No;
+                };
                 let mut err = std::io::stderr().lock();
                 let _ = write!(err, "{question}");
                 let _ = err.flush();
-                let mut line = String::new();
-                match std::io::stdin().lock().read_line(&mut line) {
-                    Ok(_) => match line.trim().to_ascii_lowercase().as_str() {
+                drop(err);
+                match asked.read_line() {
+                    question::Answer::Line(line) => match line.trim().to_ascii_lowercase().as_str()
+                    {
                         "y" | "yes" => Answer::Yes,
                         "a" | "always" => Answer::Always,
                         _ => Answer::No,
                     },
-                    Err(_) => Answer::No,
+                    // Ctrl-C: the turn that asked is being cancelled.
+                    question::Answer::Cancelled | question::Answer::Closed => Answer::No,
                 }
             })
             .await

@@ -1,12 +1,13 @@
 //! Answering servers' questions (elicitation) on the terminal.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
 use serde_json::{Map, Value};
 
 use crate::output::revealed;
+use crate::question::{self, Question};
 
 /// The terminal when a person is there (stdin and stderr are terminals), otherwise a
 /// polite refusal that says why.
@@ -38,10 +39,13 @@ struct Terminal;
 impl Elicitor for Terminal {
     fn elicit(&self, server: &str, message: &str, schema: &Value) -> ElicitationFuture {
         let (server, message, schema) = (server.to_owned(), message.to_owned(), schema.clone());
+        let asked = Question::new();
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
-                let _terminal = crate::question::one_at_a_time();
-                ask(&server, &message, &schema).unwrap_or(Elicitation::Cancel)
+                let Some(_terminal) = asked.turn() else {
+                    return Elicitation::Cancel;
+                };
+                ask(&asked, &server, &message, &schema).unwrap_or(Elicitation::Cancel)
             })
             .await
             .unwrap_or(Elicitation::Cancel)
@@ -49,11 +53,10 @@ impl Elicitor for Terminal {
     }
 }
 
-/// One form on the terminal; `None` when the terminal fails.
-fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
-    let mut err = std::io::stderr().lock();
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+/// One form on the terminal; `None` when the terminal fails or the form is called off
+/// (Ctrl-C in chat), which the server hears as a cancel.
+fn ask(asked: &Question, server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
+    let mut err = std::io::stderr();
     // Everything shown comes from the server: printable, never obeyed.
     writeln!(
         err,
@@ -105,9 +108,13 @@ fn ask(server: &str, message: &str, schema: &Value) -> Option<Elicitation> {
             }
             write!(err, "{}: ", revealed(&prompt)).ok()?;
             err.flush().ok()?;
-            let Some(Ok(line)) = lines.next() else {
-                writeln!(err).ok()?;
-                return Some(Elicitation::Decline);
+            let line = match asked.read_line() {
+                question::Answer::Line(line) => line,
+                question::Answer::Cancelled => return None,
+                question::Answer::Closed => {
+                    writeln!(err).ok()?;
+                    return Some(Elicitation::Decline);
+                }
             };
             let line = line.trim();
             if line.is_empty() {

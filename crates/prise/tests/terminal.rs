@@ -88,6 +88,75 @@ async fn chat_asks_before_each_tool_call_and_renders_the_answer() {
     );
 }
 
+/// Ctrl-C at the approval prompt, and at a server's form, cancels the question and
+/// the turn: the next line typed goes to the model, not to the question.
+#[tokio::test]
+async fn ctrl_c_at_a_question_cancels_it_and_the_turn() {
+    let home = tempfile::tempdir().unwrap();
+    let everything = common::peers().join("npm/node_modules/.bin/mcp-server-everything");
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        json!({
+            "mcpServers": {
+                "bad": {"command": "python3", "args": [common::bad_server(), "normal"]},
+                "everything": {"command": "node", "args": [everything, "stdio"]}
+            },
+            "approval": {"tools": {"everything__*": "allow"}}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let model = ScriptedModel::start(vec![
+        Scripted::tool_call("c1", "bad__echo", json!({"message": "one"})),
+        Scripted::tool_call("c2", "everything__trigger-elicitation-request", json!({})),
+        Scripted::answer("Done."),
+    ])
+    .await;
+    let url = model.url.clone();
+    let home_path = home.path().to_owned();
+    let screen = tokio::task::spawn_blocking(move || {
+        let mut terminal = chat_in_terminal(&home_path, &url);
+        terminal.expect("› ");
+        terminal.send("first\r");
+        terminal.expect("allow? [y]es / [n]o / [a]lways for bad__echo this session: ");
+        terminal.send("\x03");
+        terminal.expect("(cancelled)");
+        terminal.expect("› ");
+        terminal.send("second\r");
+        terminal.expect("server everything asks:");
+        terminal.expect("name (String): ");
+        terminal.send("\x03");
+        terminal.expect("(cancelled)");
+        terminal.expect("› ");
+        terminal.send("third\r");
+        terminal.expect("Done.");
+        terminal.expect("› ");
+        terminal.send("/quit\r");
+        let status = terminal.wait();
+        assert!(status.success(), "{}", terminal.output());
+        terminal.output()
+    })
+    .await
+    .unwrap();
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3, "{screen}");
+    let last_user = |i: usize| {
+        let messages = requests[i].body["messages"].as_array().unwrap();
+        messages.iter().rev().find(|m| m["role"] == "user").unwrap()["content"].clone()
+    };
+    // The lines typed after each Ctrl-C reached the model as questions.
+    assert_eq!(last_user(1), "second");
+    assert_eq!(last_user(2), "third");
+    assert_eq!(requests[1].tool_results(), ["error: cancelled by the user"]);
+    assert_eq!(
+        requests[2].tool_results(),
+        [
+            "error: cancelled by the user",
+            "error: cancelled by the user"
+        ]
+    );
+}
+
 #[test]
 fn a_server_question_is_a_form_in_the_terminal() {
     let home = tempfile::tempdir().unwrap();

@@ -149,6 +149,9 @@ pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
                 }
             }
             _ = tokio::signal::ctrl_c() => {
+                // A question the turn was asking goes with it: the next line typed is
+                // for the model, not an answer to it.
+                crate::question::cancel_open();
                 if styled {
                     // The answer may have stopped inside a bold or a code block.
                     print!("{}", crate::markdown::RESET);
