@@ -24,6 +24,17 @@ pub enum Provider {
     OpenAiCompatible,
 }
 
+impl Provider {
+    /// The JSON Schema dialect the provider's API parses.
+    pub fn schema_dialect(self) -> crate::SchemaDialect {
+        match self {
+            Provider::Anthropic => crate::SchemaDialect::Anthropic,
+            Provider::Gemini => crate::SchemaDialect::Gemini,
+            _ => crate::SchemaDialect::OpenAi,
+        }
+    }
+}
+
 /// `provider:model`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelSpec {

@@ -62,16 +62,16 @@ pub enum Command {
     Config(Json),
     /// Start every configured server and show its state, protocol and what it offers.
     Servers(Json),
-    /// List tools as the model sees them (server__tool).
-    Tools(ServerFilter),
+    /// List tools as the model sees them (server__tool), or show one in detail.
+    Tools(ToolsArgs),
     /// Call one tool and print its result.
     Call(CallArgs),
     /// List resources and resource templates.
-    Resources(ServerFilter),
+    Resources(ResourcesArgs),
     /// Read one resource by URI and print its contents.
     Read(ReadArgs),
     /// List prompts.
-    Prompts(ServerFilter),
+    Prompts(PromptsArgs),
     /// Get one prompt, filling its arguments.
     Prompt(PromptArgs),
     /// Run the agent once on a prompt and print the final answer.
@@ -109,27 +109,39 @@ pub struct CallArgs {
     pub json: bool,
 }
 
-/// Restricts a listing to one server.
+/// Arguments of `prise tools`.
 #[derive(Debug, Args)]
-pub struct ServerFilter {
-    /// Only this server.
-    pub server: Option<String>,
-    /// Print JSON (tools with their input schemas).
+pub struct ToolsArgs {
+    /// Only this server's tools; or SERVER__TOOL: that tool in detail (parameters,
+    /// annotations, output schema).
+    #[arg(value_name = "SERVER|SERVER__TOOL")]
+    pub target: Option<String>,
+    /// Print JSON: each tool with its server's definition (input schema included); for
+    /// one tool, also what the model is sent (its name and schema for the provider).
     #[arg(long)]
     pub json: bool,
 }
 
-impl ServerFilter {
-    /// Whether an item of `server` is listed.
-    pub fn keeps(&self, server: &str) -> bool {
-        self.server.as_deref().is_none_or(|s| s == server)
-    }
+/// Arguments of `prise resources`.
+#[derive(Debug, Args)]
+pub struct ResourcesArgs {
+    /// Only this server's resources and templates.
+    pub server: Option<String>,
+    /// Print JSON: each resource or template as its server describes it, with its
+    /// server's name.
+    #[arg(long)]
+    pub json: bool,
+}
 
-    /// The servers to mount: the one named, or all.
-    pub fn wanted(&self) -> crate::commands::mounted::Wanted<'_> {
-        use crate::commands::mounted::Wanted;
-        self.server.as_deref().map_or(Wanted::All, Wanted::Server)
-    }
+/// Arguments of `prise prompts`.
+#[derive(Debug, Args)]
+pub struct PromptsArgs {
+    /// Only this server's prompts.
+    pub server: Option<String>,
+    /// Print JSON: each prompt as its server describes it (arguments included), with
+    /// its exposed name.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `prise read`.

@@ -442,3 +442,58 @@ fn read_finds_the_server_of_a_template_and_writes_files() {
             "hint: `prise resources` lists the resources and templates",
         ));
 }
+
+/// `prise tools SERVER__TOOL`: one tool in detail, and with --json both the server's
+/// schema and the one the model is sent.
+#[test]
+fn one_tool_in_detail() {
+    let home = tempfile::tempdir().unwrap();
+    let npm = peers().join("npm/node_modules/.bin");
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        json!({"mcpServers": {"everything": {"command": "node", "args": [npm.join("mcp-server-everything"), "stdio"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    prise(home.path())
+        .args(["tools", "everything__get-structured-content"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "everything__get-structured-content\n  Get Structured Content Tool\n  server everything, tool get-structured-content\n",
+        ))
+        .stdout(predicate::str::contains(
+            "  location (string, required, one of \"New York\" | \"Chicago\" | \"Los Angeles\")\n      Choose city\n",
+        ))
+        .stdout(predicate::str::contains(
+            "Annotations (hints from the server): read-only: yes, destructive: no, idempotent: yes, open world: no",
+        ))
+        .stdout(predicate::str::contains("Output schema:\n  {\n"));
+    // The embedded docs: the model's schema loses what OpenAI-style APIs reject.
+    let empty = tempfile::tempdir().unwrap();
+    let out = prise(empty.path())
+        .args(["tools", "docs__read_doc", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let detail: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(detail["server"], "docs");
+    assert_eq!(
+        detail["tool"]["inputSchema"]["properties"]["start"]["format"],
+        "uint"
+    );
+    assert_eq!(detail["model"]["name"], "docs__read_doc");
+    assert!(detail["model"]["parameters"].get("$schema").is_none());
+    assert!(
+        detail["model"]["parameters"]["properties"]["start"]
+            .get("format")
+            .is_none()
+    );
+    prise(empty.path())
+        .args(["tools", "docs__read_docs"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "error: no tool named docs__read_docs; did you mean docs__read_doc?\n",
+        ));
+}

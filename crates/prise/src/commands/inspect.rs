@@ -7,7 +7,7 @@ use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContent
 use prise_mcp::{CallError, Mounts, ServerState};
 use serde_json::{Value, json};
 
-use crate::cli::{CallArgs, PromptArgs, ReadArgs, ServerFilter};
+use crate::cli::{CallArgs, PromptArgs, PromptsArgs, ReadArgs, ResourcesArgs, ToolsArgs};
 use crate::commands::mounted::{Servers, Wanted};
 use crate::failure::Failure;
 use crate::output;
@@ -125,12 +125,19 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
 }
 
 /// `prise tools`: the tools as a model would see them.
-pub async fn tools(servers: Servers, args: ServerFilter) -> Result<(), Failure> {
-    let mounts = servers.mount_for(args.wanted()).await?;
+pub async fn tools(servers: Servers, args: ToolsArgs) -> Result<(), Failure> {
+    let only = args.target.as_deref();
+    if let Some(name) = only
+        && !servers.has_server(name)
+        && name.contains(prise_mcp::registry::SEPARATOR)
+    {
+        return tool(servers, name, args.json).await;
+    }
+    let mounts = servers.mount_for(wanted(only)).await?;
     let tools: Vec<_> = mounts
         .tools()
         .into_iter()
-        .filter(|t| args.keeps(&t.server))
+        .filter(|t| keeps(only, &t.server))
         .collect();
     mounts.close().await;
     let items = tools.iter().map(|t| {
@@ -146,6 +153,44 @@ pub async fn tools(servers: Servers, args: ServerFilter) -> Result<(), Failure> 
         )
     });
     listing(args.json, &["TOOL", "DESCRIPTION"], items)
+}
+
+/// `prise tools SERVER__TOOL`: one tool in detail.
+async fn tool(servers: Servers, exposed: &str, json: bool) -> Result<(), Failure> {
+    // The schema shown as the model's is the one the configured provider is sent.
+    let provider = servers
+        .config
+        .as_ref()
+        .and_then(|c| c.model.name.as_deref())
+        .unwrap_or(crate::commands::run::DEFAULT_MODEL)
+        .parse::<prise_llm::ModelSpec>()
+        .map_or(prise_llm::Provider::Ollama, |spec| spec.provider);
+    let mounts = servers.mount_for(Wanted::Owner(exposed)).await?;
+    let tools = mounts.tools();
+    mounts.close().await;
+    match tools.iter().find(|t| t.name == exposed) {
+        Some(tool) => crate::commands::describe::tool(tool, provider, json),
+        None => {
+            let suggestion =
+                prise_mcp::registry::closest(exposed, tools.iter().map(|t| t.name.as_str()))
+                    .map(|s| format!("; did you mean {s}?"))
+                    .unwrap_or_default();
+            Err(Failure::usage(
+                format!("no tool named {exposed}{suggestion}"),
+                "`prise tools` lists the tools".to_owned(),
+            ))
+        }
+    }
+}
+
+/// The servers a listing restricted to `only` needs.
+fn wanted(only: Option<&str>) -> Wanted<'_> {
+    only.map_or(Wanted::All, Wanted::Server)
+}
+
+/// Whether an item of `server` is in a listing restricted to `only`.
+fn keeps(only: Option<&str>, server: &str) -> bool {
+    only.is_none_or(|s| s == server)
 }
 
 /// `prise call`: one tool call; the text of the result, or all of it with `--json`.
@@ -168,17 +213,18 @@ pub async fn call(servers: Servers, args: CallArgs) -> Result<(), Failure> {
 }
 
 /// `prise resources`: resources and resource templates.
-pub async fn resources(servers: Servers, args: ServerFilter) -> Result<(), Failure> {
-    let mounts = servers.mount_for(args.wanted()).await?;
+pub async fn resources(servers: Servers, args: ResourcesArgs) -> Result<(), Failure> {
+    let only = args.server.as_deref();
+    let mounts = servers.mount_for(wanted(only)).await?;
     let resources: Vec<_> = mounts
         .resources()
         .into_iter()
-        .filter(|(s, _)| args.keeps(s))
+        .filter(|(s, _)| keeps(only, s))
         .collect();
     let templates: Vec<_> = mounts
         .resource_templates()
         .into_iter()
-        .filter(|(s, _)| args.keeps(s))
+        .filter(|(s, _)| keeps(only, s))
         .collect();
     mounts.close().await;
     let resources = resources.iter().map(|(server, r)| {
@@ -260,12 +306,13 @@ fn write_file(
 }
 
 /// `prise prompts`: every prompt and its arguments (`*` marks required ones).
-pub async fn prompts(servers: Servers, args: ServerFilter) -> Result<(), Failure> {
-    let mounts = servers.mount_for(args.wanted()).await?;
+pub async fn prompts(servers: Servers, args: PromptsArgs) -> Result<(), Failure> {
+    let only = args.server.as_deref();
+    let mounts = servers.mount_for(wanted(only)).await?;
     let prompts: Vec<_> = mounts
         .prompts()
         .into_iter()
-        .filter(|p| args.keeps(&p.server))
+        .filter(|p| keeps(only, &p.server))
         .collect();
     mounts.close().await;
     let items = prompts.iter().map(|p| {

@@ -2,6 +2,7 @@
 
 pub mod chat;
 pub mod config;
+mod describe;
 pub mod inspect;
 pub mod mounted;
 pub mod run;

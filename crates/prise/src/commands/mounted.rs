@@ -45,6 +45,15 @@ impl Servers {
         })
     }
 
+    /// Whether a server of this name is configured (or, with no configuration, is the
+    /// embedded one).
+    pub fn has_server(&self, name: &str) -> bool {
+        match &self.config {
+            Some(config) => config.servers.iter().any(|s| s.name == name),
+            None => name == DEFAULT_SERVER,
+        }
+    }
+
     /// Mounts what `wanted` needs, after checking that it names servers that exist
     /// and are enabled. Servers that fail are left out; see [`report`].
     pub async fn mount(self, wanted: Wanted<'_>) -> Result<Mounts, Failure> {
