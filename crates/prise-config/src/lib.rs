@@ -28,15 +28,17 @@ mod jsonc;
 mod model;
 mod parse;
 mod secret;
+mod suggest;
 
 pub use cli_servers::split_words;
-pub use discover::candidates;
+pub use discover::{candidates, project_files, user_files};
 pub use model::{
     Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_RESTARTS,
     DEFAULT_STARTUP_TIMEOUT, Decision, Format, ModelSettings, Protocol, Remote, RestartPolicy,
     Server, Stdio, ToolFilter, Transport,
 };
 pub use secret::{MASK, looks_secret};
+pub use suggest::closest;
 
 use std::path::PathBuf;
 

@@ -20,19 +20,27 @@ pub const DEFAULT_MAX_RESTARTS: u32 = 3;
 /// A configuration file, read and checked.
 #[derive(Debug, Clone, Serialize)]
 pub struct Config {
-    /// The file it came from.
+    /// The file it came from (the first, when several were merged).
     pub path: PathBuf,
-    /// Which family of tools writes files of this shape.
+    /// Which family of tools writes files of this shape (the first file's).
     pub format: Format,
+    /// Every file read, in order of precedence.
+    pub files: Vec<PathBuf>,
     /// The servers, in the order of the file.
     pub servers: Vec<Server>,
     /// Which tool calls the agent may make without asking.
     pub approval: Approval,
+    /// Whether a file had an `"approval"` section (else `approval` is the default).
+    #[serde(skip)]
+    pub sets_approval: bool,
     /// The model the agent talks to and the agent's limits (`"model"`), each unset
     /// field left to flags and defaults.
     pub model: ModelSettings,
     /// Folders offered as roots to every server without roots of its own (`"roots"`).
     pub roots: Vec<PathBuf>,
+    /// What merging files decided (a server of a later file hidden by one of the same
+    /// name in an earlier one), for `prise config` to show.
+    pub notes: Vec<String>,
     /// Things in the file that prise accepted but ignores, for the user to see.
     pub warnings: Vec<String>,
 }
@@ -53,6 +61,8 @@ pub enum Format {
 pub struct Server {
     /// The name under which its tools are exposed (`name__tool`); `[A-Za-z0-9_-]+`.
     pub name: String,
+    /// The file that defines it (`--with` for a server given on the command line).
+    pub file: PathBuf,
     /// How to reach it.
     pub transport: Transport,
     /// A disabled server is kept in the configuration but never started.

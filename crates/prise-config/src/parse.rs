@@ -17,6 +17,29 @@ use serde_json::value::RawValue;
 use crate::ConfigError;
 use crate::expand::{ExpandError, expand};
 use crate::jsonc::blank_comments;
+use crate::suggest::closest;
+
+/// The keys a server may have, for "did you mean".
+const SERVER_KEYS: [&str; 18] = [
+    "type",
+    "command",
+    "args",
+    "env",
+    "envFile",
+    "cwd",
+    "inheritEnv",
+    "url",
+    "headers",
+    "disabled",
+    "timeout",
+    "allowedTools",
+    "excludedTools",
+    "restart",
+    "maxRestarts",
+    "protocol",
+    "roots",
+    "maxMessageSize",
+];
 use crate::model::*;
 
 type Env<'e> = &'e dyn Fn(&str) -> Option<String>;
@@ -26,20 +49,34 @@ impl Config {
     /// `cwd`s; `env` looks up variables for `${VAR}` expansion.
     pub fn parse(text: &str, path: &Path, env: Env<'_>) -> Result<Config, ConfigError> {
         let text = blank_comments(text);
+        let base = base_dir(path);
+        // VS Code's predefined variables, for files written for it (and harmless in
+        // others): the folder the configuration belongs to, the home folder, `/`.
+        let with_predefined = |name: &str| match name {
+            "workspaceFolder" => Some(base.display().to_string()),
+            "workspaceFolderBasename" => base.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "userHome" => env("HOME"),
+            "pathSeparator" => Some("/".to_owned()),
+            _ => env(name),
+        };
         let mut parser = Parser {
             text: &text,
             path,
-            env,
+            base: &base,
+            env: &with_predefined,
             warnings: Vec::new(),
         };
-        let (format, servers, approval, model, roots) = parser.document()?;
+        let document = parser.document()?;
         Ok(Config {
             path: path.to_owned(),
-            format,
-            servers,
-            approval,
-            model,
-            roots,
+            format: document.format,
+            files: vec![path.to_owned()],
+            servers: document.servers,
+            approval: document.approval.unwrap_or_default(),
+            model: document.model,
+            roots: document.roots,
+            sets_approval: document.approval_set,
+            notes: Vec::new(),
             warnings: parser.warnings,
         })
     }
@@ -97,6 +134,7 @@ struct Fields<'a> {
     protocol: Option<&'a RawValue>,
     roots: Option<&'a RawValue>,
     max_message_size: Option<&'a RawValue>,
+    env_file: Option<&'a RawValue>,
 }
 
 /// Which transport a `type` value asks for.
@@ -110,19 +148,39 @@ enum Kind {
 struct Parser<'a> {
     text: &'a str,
     path: &'a Path,
+    /// Where relative paths start: the folder of the file, or for a file in a
+    /// `.vscode` or `.cursor` folder, the project folder that holds it.
+    base: &'a Path,
     env: Env<'a>,
     warnings: Vec<String>,
 }
 
+/// What a file's top level holds.
+struct Document {
+    format: Format,
+    servers: Vec<Server>,
+    approval: Option<Approval>,
+    approval_set: bool,
+    model: ModelSettings,
+    roots: Vec<PathBuf>,
+}
+
+/// The folder relative paths in the file at `path` start from: VS Code and Cursor keep
+/// their file in `.vscode/` or `.cursor/` and mean the project folder above it.
+pub(crate) fn base_dir(path: &Path) -> PathBuf {
+    let dir = path.parent().unwrap_or(Path::new(""));
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some(".vscode" | ".cursor") => dir.parent().unwrap_or(Path::new("")).to_owned(),
+        _ => dir.to_owned(),
+    }
+}
+
 impl<'a> Parser<'a> {
-    #[allow(clippy::type_complexity)]
-    fn document(
-        &mut self,
-    ) -> Result<(Format, Vec<Server>, Approval, ModelSettings, Vec<PathBuf>), ConfigError> {
+    fn document(&mut self) -> Result<Document, ConfigError> {
         let top: Entries<'a> = serde_json::from_str(self.text)
             .map_err(|e| self.serde_error(0, self.text, "invalid JSON", &e))?;
         let mut found: Option<(Format, &'a RawValue)> = None;
-        let mut approval = Approval::default();
+        let mut approval = None;
         let mut model = ModelSettings::default();
         let mut roots = Vec::new();
         for (key, raw) in &top.0 {
@@ -134,7 +192,7 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 "approval" => {
-                    approval = self.approval(raw)?;
+                    approval = Some(self.approval(raw)?);
                     continue;
                 }
                 "model" => {
@@ -187,7 +245,14 @@ impl<'a> Parser<'a> {
             }
             servers.push(self.server(name, raw, &roots)?);
         }
-        Ok((format, servers, approval, model, roots))
+        Ok(Document {
+            format,
+            servers,
+            approval_set: approval.is_some(),
+            approval,
+            model,
+            roots,
+        })
     }
 
     /// `"roots": ["~/notes", "src"]`: folders, `${VAR}` expanded, `~/` meaning the home
@@ -203,7 +268,7 @@ impl<'a> Parser<'a> {
             server: what,
             lenient,
         };
-        let dir = self.path.parent().unwrap_or(Path::new(""));
+        let dir = self.base;
         let items: Vec<&'a RawValue> = self.value(raw, &format!("{what}: roots"))?;
         let mut roots = Vec::with_capacity(items.len());
         for (i, item) in items.into_iter().enumerate() {
@@ -358,6 +423,7 @@ impl<'a> Parser<'a> {
         let what = format!("server \"{name}\"");
         let entries: Entries<'a> = self.value(raw, &what)?;
         let mut f = Fields::default();
+        let mut unknown = Vec::new();
         for (key, value) in entries.0 {
             let slot = match key.as_str() {
                 "type" => &mut f.kind,
@@ -377,12 +443,17 @@ impl<'a> Parser<'a> {
                 "protocol" => &mut f.protocol,
                 "roots" => &mut f.roots,
                 "maxMessageSize" => &mut f.max_message_size,
+                "envFile" => &mut f.env_file,
                 _ => {
                     let (line, column) = position(self.text, self.key_offset(value));
+                    let typo = closest(&key, SERVER_KEYS)
+                        .map(|k| format!("; did you mean \"{k}\"?"))
+                        .unwrap_or_default();
                     self.warnings.push(format!(
-                        "{}:{line}:{column}: {what}: unknown key \"{key}\" ignored",
+                        "{}:{line}:{column}: {what}: unknown key \"{key}\" ignored{typo}",
                         self.path.display()
                     ));
+                    unknown.push(key);
                     continue;
                 }
             };
@@ -418,10 +489,13 @@ impl<'a> Parser<'a> {
                 ));
             }
             (None, None) => {
+                let typo = unknown.iter().find_map(|key| {
+                    closest(key, ["command", "url"]).map(|k| format!("\"{key}\" should be \"{k}\""))
+                });
                 return Err(self.error(
                     self.key_offset(raw),
                     format!("{what} has neither \"command\" nor \"url\""),
-                    Some("add \"command\": \"program\" to start it, or \"url\": \"https://...\" to connect to it".into()),
+                    Some(typo.unwrap_or_else(|| "add \"command\": \"program\" to start it, or \"url\": \"https://...\" to connect to it".into())),
                 ));
             }
             (Some(command), None) => {
@@ -448,6 +522,7 @@ impl<'a> Parser<'a> {
                 for (key, field) in [
                     ("args", f.args),
                     ("env", f.env),
+                    ("envFile", f.env_file),
                     ("cwd", f.cwd),
                     ("inheritEnv", f.inherit_env),
                 ] {
@@ -522,6 +597,7 @@ impl<'a> Parser<'a> {
         };
         Ok(Server {
             name,
+            file: self.path.to_owned(),
             transport,
             disabled,
             startup_timeout,
@@ -563,16 +639,35 @@ impl<'a> Parser<'a> {
         if let Some(args) = f.args {
             words.extend(strings.list(args, "args")?);
         }
-        let env = match f.env {
+        // VS Code's envFile: its variables first, so that `env` overrides them.
+        let mut env = match f.env_file {
             None => Vec::new(),
-            Some(raw) => strings.map(raw, "env")?,
+            Some(raw) => {
+                let file = self.base.join(strings.string(raw, "envFile")?);
+                match std::fs::read_to_string(&file) {
+                    Ok(text) => parse_env_file(&text),
+                    Err(_) if disabled => Vec::new(),
+                    Err(e) => {
+                        return Err(self.error(
+                            self.offset(raw),
+                            format!("{what}: envFile {}: {e}", file.display()),
+                            Some("point envFile at a file of KEY=value lines, relative to the project folder".into()),
+                        ));
+                    }
+                }
+            }
         };
+        if let Some(raw) = f.env {
+            for (key, value) in strings.map(raw, "env")? {
+                env.retain(|(k, _)| *k != key);
+                env.push((key, value));
+            }
+        }
         let cwd = match f.cwd {
             None => None,
             Some(raw) => {
                 let cwd = strings.string(raw, "cwd")?;
-                let dir = self.path.parent().unwrap_or(Path::new(""));
-                Some(dir.join(cwd))
+                Some(self.base.join(cwd))
             }
         };
         let inherit_env = self
@@ -938,6 +1033,52 @@ fn parse_duration(text: &str) -> Option<Duration> {
     seconds(number * scale)
 }
 
+/// The variables of a `.env` file: `KEY=value` lines, `export ` allowed before them,
+/// `#` comments, values in single quotes kept as written, in double quotes with `\n`
+/// and `\"` read as escapes. No `${...}` inside: the file is data.
+fn parse_env_file(text: &str) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let value = value.trim();
+        let value = if let Some(inner) = value.strip_prefix('\'').and_then(|v| v.split_once('\'')) {
+            inner.0.to_owned()
+        } else if let Some(inner) = value.strip_prefix('"') {
+            let mut out = String::new();
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => break,
+                    '\\' => match chars.next() {
+                        Some('n') => out.push('\n'),
+                        Some(other) => out.push(other),
+                        None => {}
+                    },
+                    c => out.push(c),
+                }
+            }
+            out
+        } else {
+            // A bare value ends at a ` #` comment.
+            value.split(" #").next().unwrap_or("").trim_end().to_owned()
+        };
+        pairs.retain(|(k, _)| k != key);
+        pairs.push((key.to_owned(), value));
+    }
+    pairs
+}
+
 /// `32MiB`, `500KB`, `1GB`, `2048` (bytes): decimal and binary units alike.
 fn parse_size(text: &str) -> Option<u64> {
     let text = text.trim();
@@ -1020,6 +1161,20 @@ mod tests {
         assert_eq!(parse_duration("0s"), None);
         assert_eq!(parse_duration("-3s"), None);
         assert_eq!(parse_duration("3 days"), None);
+    }
+
+    #[test]
+    fn env_files() {
+        let text = "# comment\nA=1\nexport B = two words # note\nC='$kept #as is'\nD=\"x\\ny\\\"z\"\nbad line\nA=again\n";
+        assert_eq!(
+            parse_env_file(text),
+            [
+                ("B".to_owned(), "two words".to_owned()),
+                ("C".to_owned(), "$kept #as is".to_owned()),
+                ("D".to_owned(), "x\ny\"z".to_owned()),
+                ("A".to_owned(), "again".to_owned()),
+            ]
+        );
     }
 
     #[test]

@@ -207,15 +207,115 @@ fn roots_top_level_and_per_server() {
 
 #[test]
 fn unknown_keys_are_warned_about_not_silently_dropped() {
-    let config = parse("{\"mcpServers\": {\"s\": {\n  \"command\": \"x\", \"envFile\": \".env\", \"headers\": {}}}}").unwrap();
-    assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
-    assert!(
-        config.warnings[0]
-            .starts_with("/proj/.mcp.json:2:19: server \"s\": unknown key \"envFile\""),
-        "{}",
-        config.warnings[0]
+    let config = parse("{\"mcpServers\": {\"s\": {\n  \"command\": \"x\", \"disable\": true, \"headers\": {}, \"sandbox\": 1}}}").unwrap();
+    assert_eq!(config.warnings.len(), 3, "{:?}", config.warnings);
+    assert_eq!(
+        config.warnings[0],
+        "/proj/.mcp.json:2:19: server \"s\": unknown key \"disable\" ignored; did you mean \"disabled\"?"
     );
-    assert!(config.warnings[1].contains("\"headers\" does not apply to a stdio server"));
+    assert_eq!(
+        config.warnings[1],
+        "/proj/.mcp.json:2:51: server \"s\": unknown key \"sandbox\" ignored"
+    );
+    assert!(config.warnings[2].contains("\"headers\" does not apply to a stdio server"));
+    // A misspelt "command" leaves the server with neither: the hint names the typo.
+    let (_, _, message, hint) = fail(r#"{"mcpServers": {"s": {"commmand": "x"}}}"#);
+    assert_eq!(message, "server \"s\" has neither \"command\" nor \"url\"");
+    assert_eq!(hint.as_deref(), Some("\"commmand\" should be \"command\""));
+}
+
+#[test]
+fn vscode_and_cursor_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    std::fs::create_dir(project.join(".vscode")).unwrap();
+    std::fs::write(project.join(".env"), "TOKEN=from-env-file\nLEVEL=debug\n").unwrap();
+    let file = project.join(".vscode/mcp.json");
+    std::fs::write(
+        &file,
+        r#"{"servers": {"s": {
+  "command": "${workspaceFolder}${pathSeparator}bin${pathSeparator}server",
+  "args": ["${userHome}/data", "${workspaceFolderBasename}"],
+  "cwd": "tools",
+  "envFile": "${workspaceFolder}/.env",
+  "env": {"LEVEL": "info"}
+}, "missing": {"command": "x", "envFile": "nope.env"}}}"#,
+    )
+    .unwrap();
+    let env = |name: &str| (name == "HOME").then(|| "/home/u".to_owned());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let error = Config::parse(&text, &file, &env).unwrap_err();
+    assert!(
+        error.to_string().contains("server \"missing\": envFile"),
+        "{error}"
+    );
+    let text = text.replace(
+        "\"envFile\": \"nope.env\"",
+        "\"disabled\": true, \"envFile\": \"nope.env\"",
+    );
+    let config = Config::parse(&text, &file, &env).unwrap();
+    let Transport::Stdio(stdio) = &config.servers[0].transport else {
+        panic!()
+    };
+    let base = project.display().to_string();
+    assert_eq!(stdio.command, format!("{base}/bin/server"));
+    let name = project.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(stdio.args, ["/home/u/data".to_owned(), name]);
+    // Relative paths start from the project folder, not from .vscode/.
+    assert_eq!(stdio.cwd.as_deref(), Some(project.join("tools").as_path()));
+    // The env file's variables, overridden by "env".
+    assert_eq!(
+        stdio.env,
+        [
+            ("TOKEN".to_owned(), "from-env-file".to_owned()),
+            ("LEVEL".to_owned(), "info".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn project_and_user_files_are_merged_project_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    std::fs::create_dir(project.join(".cursor")).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        r#"{"mcpServers": {"a": {"command": "from-mcp-json"}}, "model": {"maxTurns": 3}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".cursor/mcp.json"),
+        r#"{"mcpServers": {"a": {"command": "from-cursor"}, "b": {"command": "b"}}, "approval": {"default": "deny"}}"#,
+    )
+    .unwrap();
+    let mut config = Config::load(&project.join(".mcp.json")).unwrap();
+    config.merge_lower(Config::load(&project.join(".cursor/mcp.json")).unwrap());
+    let user = Config::parse(
+        r#"{"mcpServers": {"c": {"command": "c"}}, "model": {"name": "ollama:x", "maxTurns": 9}}"#,
+        Path::new("/home/u/.mcp.json"),
+        &env,
+    )
+    .unwrap();
+    config.merge_lower(user);
+    let names: Vec<(&str, String)> = config
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.file.display().to_string()))
+        .collect();
+    assert_eq!(names.len(), 3);
+    assert_eq!(names[0].0, "a");
+    assert!(names[0].1.ends_with("/.mcp.json"));
+    assert_eq!((names[1].0, names[2].0), ("b", "c"));
+    assert_eq!(config.notes.len(), 1);
+    assert!(
+        config.notes[0].starts_with("server a of "),
+        "{:?}",
+        config.notes
+    );
+    assert_eq!(config.model.max_turns, Some(3));
+    assert_eq!(config.model.name.as_deref(), Some("ollama:x"));
+    assert_eq!(config.approval.default, prise_config::Decision::Deny);
+    assert_eq!(config.files.len(), 3);
 }
 
 #[test]

@@ -66,33 +66,7 @@ impl Registry {
     }
 }
 
-/// The name in `names` closest to `wanted`, if one is close enough to suggest (a
-/// typo, not another word).
-pub fn closest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    names
-        .into_iter()
-        .map(|name| (distance(name, wanted), name))
-        .filter(|(d, name)| *d <= 2.max(name.len() / 4))
-        .min()
-        .map(|(_, name)| name)
-}
-
-/// Levenshtein distance, for suggestions.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
-            prev = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
+pub use prise_config::closest;
 
 #[cfg(test)]
 mod tests {

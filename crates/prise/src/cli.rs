@@ -7,8 +7,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// prise mounts Model Context Protocol servers, lets you inspect and call what they
 /// offer, and runs a language model agent over them.
 ///
-/// With no --config, prise reads the first of ./.mcp.json,
-/// $XDG_CONFIG_HOME/prise/mcp.json, ~/.config/prise/mcp.json and ~/.mcp.json.
+/// With no --config, prise reads the project's ./.mcp.json, ./.vscode/mcp.json and
+/// ./.cursor/mcp.json, and the first of $XDG_CONFIG_HOME/prise/mcp.json,
+/// ~/.config/prise/mcp.json and ~/.mcp.json, merged (the project's first).
 #[derive(Debug, Parser)]
 #[command(
     name = "prise",

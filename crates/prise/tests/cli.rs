@@ -195,13 +195,63 @@ fn warnings_go_to_stderr() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(
         home.path().join(".mcp.json"),
-        r#"{"mcpServers": {"s": {"command": "x", "envFile": ".env"}}}"#,
+        r#"{"mcpServers": {"s": {"commandd": "x", "command": "x"}}}"#,
     )
     .unwrap();
     prise(home.path()).arg("config").assert().success().stderr(
-        predicate::str::contains("warning: ")
-            .and(predicate::str::contains("unknown key \"envFile\" ignored")),
+        predicate::str::contains("warning: ").and(predicate::str::contains(
+            "unknown key \"commandd\" ignored; did you mean \"command\"?",
+        )),
     );
+}
+
+/// A project's Claude Code, VS Code and Cursor files, and the user's own, are read
+/// together, the project's first; `prise config` says which files and where each
+/// server comes from.
+#[test]
+fn project_files_of_every_editor_are_merged_with_the_users() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    for dir in [".vscode", ".cursor"] {
+        std::fs::create_dir_all(project.join(dir)).unwrap();
+    }
+    std::fs::write(
+        project.join(".vscode/mcp.json"),
+        "{\n  // VS Code's form, with comments\n  \"servers\": {\"vs\": {\"command\": \"${workspaceFolder}/bin/vs\"},},\n}",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".cursor/mcp.json"),
+        r#"{"mcpServers": {"cur": {"command": "cur"}, "vs": {"command": "other"}}}"#,
+    )
+    .unwrap();
+    let user = home.path().join(".config/prise");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("mcp.json"),
+        r#"{"mcpServers": {"mine": {"command": "x"}}}"#,
+    )
+    .unwrap();
+    let project = project.canonicalize().unwrap();
+    prise(home.path())
+        .current_dir(&project)
+        .arg("config")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(format!(
+            "config: {}/.vscode/mcp.json (VS Code servers format)\n   and: {}/.cursor/mcp.json\n   and: {}\n",
+            project.display(),
+            project.display(),
+            user.join("mcp.json").display()
+        )))
+        .stdout(predicate::str::contains(format!("vs    stdio  {}/bin/vs", project.display())))
+        .stdout(predicate::str::contains("cur   stdio  cur"))
+        .stdout(predicate::str::contains("mine  stdio  x"))
+        .stdout(predicate::str::contains(format!(
+            "note: server vs of {}/.cursor/mcp.json is hidden by the one of {}/.vscode/mcp.json",
+            project.display(),
+            project.display()
+        )));
 }
 
 #[test]

@@ -46,9 +46,17 @@ pub fn run(args: &ServerArgs, json: bool) -> Result<(), Failure> {
             config.path.display(),
             format_name(config.format)
         )?;
+        // Several files merged: which, and which server comes from where.
+        let merged = config.files.len() > 1;
+        for file in config.files.iter().skip(1) {
+            writeln!(out, "   and: {}", file.display())?;
+        }
         let width = servers.iter().map(|s| s.name.len()).max().unwrap_or(0);
         for server in &servers {
-            describe(&mut out, server, width)?;
+            describe(&mut out, server, width, merged)?;
+        }
+        for note in &config.notes {
+            writeln!(out, "note: {note}")?;
         }
         if servers.is_empty() {
             writeln!(out, "(no servers)")?;
@@ -97,7 +105,12 @@ fn format_name(format: prise_config::Format) -> &'static str {
     }
 }
 
-fn describe(out: &mut impl Write, server: &Server, width: usize) -> std::io::Result<()> {
+fn describe(
+    out: &mut impl Write,
+    server: &Server,
+    width: usize,
+    merged: bool,
+) -> std::io::Result<()> {
     let name = &server.name;
     let kind = server.transport.kind();
     let target = match &server.transport {
@@ -112,6 +125,9 @@ fn describe(out: &mut impl Write, server: &Server, width: usize) -> std::io::Res
     writeln!(out, "  {name:<width$}  {kind:<5}  {target}{state}")?;
     let pad = width + 4;
     let mut detail = |label: &str, text: String| writeln!(out, "  {:pad$}{label:<9}{text}", "");
+    if merged {
+        detail("from", server.file.display().to_string())?;
+    }
     match &server.transport {
         Transport::Stdio(stdio) => {
             for (key, value) in &stdio.env {

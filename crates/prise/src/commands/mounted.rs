@@ -159,7 +159,7 @@ fn selected(config: &Config, wanted: Wanted<'_>) -> Result<Vec<String>, Failure>
                 format!("server {} is disabled", server.name),
                 format!(
                     "set \"disabled\": false for it in {} to use it",
-                    config.path.display()
+                    server.file.display()
                 ),
             ))
         } else {
