@@ -35,6 +35,40 @@ pub fn user_files(env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
     paths
 }
 
+/// Apps whose MCP configuration `prise import` copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum App {
+    /// Claude Desktop's `claude_desktop_config.json`.
+    ClaudeDesktop,
+    /// Cursor's global `~/.cursor/mcp.json`.
+    Cursor,
+    /// VS Code's user `mcp.json`.
+    VsCode,
+}
+
+/// Where `app` keeps its servers on Linux and macOS, in the order to look.
+pub fn app_files(app: App, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let Some(home) = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) else {
+        return Vec::new();
+    };
+    let config = env("XDG_CONFIG_HOME")
+        .filter(|x| Path::new(x).is_absolute())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".config"));
+    let mac = home.join("Library/Application Support");
+    match app {
+        App::ClaudeDesktop => vec![
+            config.join("Claude/claude_desktop_config.json"),
+            mac.join("Claude/claude_desktop_config.json"),
+        ],
+        App::Cursor => vec![home.join(".cursor/mcp.json")],
+        App::VsCode => vec![
+            config.join("Code/User/mcp.json"),
+            mac.join("Code/User/mcp.json"),
+        ],
+    }
+}
+
 /// Every file looked for, project files first.
 pub fn candidates(cwd: &Path, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
     let mut paths = project_files(cwd);

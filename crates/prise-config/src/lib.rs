@@ -23,6 +23,7 @@
 
 mod cli_servers;
 mod discover;
+pub mod edit;
 mod expand;
 mod jsonc;
 mod model;
@@ -31,7 +32,7 @@ mod secret;
 mod suggest;
 
 pub use cli_servers::split_words;
-pub use discover::{candidates, project_files, user_files};
+pub use discover::{App, app_files, candidates, project_files, user_files};
 pub use model::{
     Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_RESTARTS,
     DEFAULT_STARTUP_TIMEOUT, Decision, Format, ModelSettings, Protocol, Remote, RestartPolicy,

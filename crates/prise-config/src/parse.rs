@@ -92,7 +92,7 @@ impl Config {
 }
 
 /// A JSON object's entries in file order, duplicates kept, values not yet parsed.
-struct Entries<'a>(Vec<(String, &'a RawValue)>);
+pub(crate) struct Entries<'a>(pub Vec<(String, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for Entries<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1102,7 +1102,7 @@ fn parse_size(text: &str) -> Option<u64> {
 }
 
 /// 1-based line and column (in characters) of a byte offset.
-fn position(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn position(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -1123,7 +1123,7 @@ fn offset_of(slice: &str, line: usize, column: usize) -> usize {
 }
 
 /// Walks back from a value over `:` to the opening quote of its key.
-fn key_start(bytes: &[u8], value: usize) -> Option<usize> {
+pub(crate) fn key_start(bytes: &[u8], value: usize) -> Option<usize> {
     let mut i = value;
     let skip_space = |i: &mut usize| {
         while *i > 0 && bytes[*i - 1].is_ascii_whitespace() {

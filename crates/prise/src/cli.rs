@@ -79,6 +79,13 @@ pub enum Command {
     Run(RunArgs),
     /// Talk with the agent interactively.
     Chat(ChatArgs),
+    /// Add a server to a configuration file (the project's .mcp.json unless --scope
+    /// user or --config FILE).
+    Add(AddArgs),
+    /// Remove a server from a configuration file.
+    Remove(RemoveArgs),
+    /// Copy the servers of Claude Desktop, Cursor or VS Code into a configuration file.
+    Import(ImportArgs),
     /// Serve a built-in MCP server.
     #[command(subcommand)]
     Serve(ServeCommand),
@@ -87,6 +94,94 @@ pub enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
+}
+
+/// Which configuration file `add`, `remove` and `import` change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scope {
+    /// The project's ./.mcp.json.
+    Project,
+    /// prise's user file ($XDG_CONFIG_HOME/prise/mcp.json or ~/.config/prise/mcp.json,
+    /// or ~/.mcp.json when that is the one in use).
+    User,
+}
+
+/// Arguments of `prise add`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  prise add time -- uvx mcp-server-time --local-timezone UTC
+  prise add fs --env LOG_LEVEL=warn -- npx -y @modelcontextprotocol/server-filesystem ~/notes
+  prise add github https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${GITHUB_TOKEN}'
+  prise add legacy http://127.0.0.1:3001/sse --transport sse --scope user")]
+pub struct AddArgs {
+    /// The server's name (letters, digits, '_' and '-'); it prefixes its tools.
+    pub name: String,
+    /// The server's URL (http:// or https://), for a remote server.
+    #[arg(required_unless_present = "command", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// After `--`: the command that starts a local server, and its arguments.
+    #[arg(last = true, value_name = "COMMAND ARGS")]
+    pub command: Vec<String>,
+    /// An environment variable for a command, KEY=VALUE (repeat for several).
+    #[arg(short, long, value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// A header for a URL, KEY=VALUE (repeat for several); `${VAR}` is expanded when
+    /// prise connects, not now.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub header: Vec<String>,
+    /// The HTTP transport of a URL.
+    #[arg(short, long, value_enum, default_value = "http")]
+    pub transport: RemoteTransport,
+    /// Which file to change.
+    #[arg(short, long, value_enum, default_value = "project")]
+    pub scope: Scope,
+    /// Replace a server of the same name.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+/// The HTTP transports a URL can be reached over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RemoteTransport {
+    /// Streamable HTTP.
+    Http,
+    /// The legacy HTTP+SSE transport.
+    Sse,
+}
+
+/// Arguments of `prise remove`.
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// The server's name.
+    pub name: String,
+    /// Which file to change.
+    #[arg(short, long, value_enum, default_value = "project")]
+    pub scope: Scope,
+}
+
+/// Arguments of `prise import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The app whose servers to copy.
+    #[arg(value_enum)]
+    pub app: ImportApp,
+    /// Which file to write them to.
+    #[arg(short, long, value_enum, default_value = "project")]
+    pub scope: Scope,
+    /// Replace servers of the same names instead of skipping them.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+/// Apps `prise import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImportApp {
+    /// Claude Desktop (claude_desktop_config.json).
+    ClaudeDesktop,
+    /// Cursor (~/.cursor/mcp.json).
+    Cursor,
+    /// VS Code (the user's mcp.json).
+    Vscode,
 }
 
 /// A `--json` switch for commands whose output scripts read.

@@ -53,6 +53,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Config(args) => commands::config::run(&cli.servers, args.json),
         Command::Completions { shell } => commands::completions(shell),
+        Command::Add(args) => commands::edit::add(&cli.servers, args),
+        Command::Remove(args) => commands::edit::remove(&cli.servers, args),
+        Command::Import(args) => commands::edit::import(&cli.servers, args),
         // Chat handles Ctrl-C itself: it cancels the turn, not the program.
         Command::Chat(args) => runtime()?.block_on(commands::chat::run(servers()?, args)),
         Command::Serve(ServeCommand::Docs(args)) => {

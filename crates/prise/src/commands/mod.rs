@@ -3,6 +3,7 @@
 pub mod chat;
 pub mod config;
 mod describe;
+pub mod edit;
 pub mod inspect;
 pub mod mounted;
 pub mod run;
