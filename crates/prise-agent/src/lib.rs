@@ -56,6 +56,7 @@ mod approve;
 mod content;
 mod present;
 mod recover;
+pub mod session;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};
 pub use approve::{Answer, Approver, AskFuture, Refusal};

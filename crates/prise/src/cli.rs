@@ -79,6 +79,8 @@ pub enum Command {
     Run(RunArgs),
     /// Talk with the agent interactively.
     Chat(ChatArgs),
+    /// List saved sessions (chat --resume ID, run --session ID), the latest first.
+    Sessions(Json),
     /// Add a server to a configuration file (the project's .mcp.json unless --scope
     /// user or --config FILE).
     Add(AddArgs),

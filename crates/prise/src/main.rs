@@ -53,6 +53,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Config(args) => commands::config::run(&cli.servers, args.json),
         Command::Completions { shell } => commands::completions(shell),
+        Command::Sessions(args) => commands::sessions::list(args.json),
         Command::Add(args) => commands::edit::add(&cli.servers, args),
         Command::Remove(args) => commands::edit::remove(&cli.servers, args),
         Command::Import(args) => commands::edit::import(&cli.servers, args),

@@ -739,6 +739,23 @@ async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
     assert_eq!(users(3), ["hello"]);
 }
 
+/// A model double that answers twice.
+async fn model_two_answers() -> ScriptedModel {
+    ScriptedModel::start(vec![Scripted::answer("One."), Scripted::answer("Two.")]).await
+}
+
+/// Whether `line` holds `cells` in order, separated by spaces.
+fn regex_like(line: &str, cells: &[&str]) -> bool {
+    let mut rest = line;
+    for cell in cells {
+        match rest.find(cell) {
+            Some(i) => rest = &rest[i + cell.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
 #[tokio::test]
 async fn sessions_are_saved_and_resumed() {
     let home = tempfile::tempdir().unwrap();
@@ -777,9 +794,56 @@ async fn sessions_are_saved_and_resumed() {
             .join(".local/state/prise/sessions/colours.jsonl"),
     )
     .unwrap();
-    assert_eq!(saved.lines().count(), 4);
+    // A header naming the model, then the four messages.
+    assert_eq!(saved.lines().count(), 5);
+    assert!(
+        saved.starts_with(r#"{"prise":"session","model":"openai-compatible:fake","created":"#),
+        "{saved}"
+    );
+    // Another session, a moment later.
+    succeed(
+        home.path(),
+        run_args(
+            &model_two_answers().await,
+            &["--session", "other", "-p", "  a question\n on two lines"],
+        ),
+    )
+    .await;
+    let out = succeed(home.path(), vec!["sessions".into()]).await;
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = listing.lines().collect();
+    assert!(lines[0].starts_with("ID "), "{listing}");
+    assert!(
+        regex_like(
+            lines[1],
+            &[
+                "other",
+                "openai-compatible:fake",
+                "1",
+                "a question on two lines"
+            ]
+        ),
+        "{listing}"
+    );
+    assert!(
+        regex_like(
+            lines[2],
+            &[
+                "colours",
+                "openai-compatible:fake",
+                "2",
+                "my colour is blue"
+            ]
+        ),
+        "{listing}"
+    );
+    let out = succeed(home.path(), vec!["sessions".into(), "--json".into()]).await;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json[1]["id"], "colours");
+    assert_eq!(json[1]["turns"], 2);
+    std::fs::remove_file(home.path().join(".local/state/prise/sessions/other.jsonl")).unwrap();
 
-    // chat --resume with no name takes the latest session.
+    // chat --resume with no name takes the latest session, and shows where it left off.
     let url = model.url.clone();
     let home_path = home.path().to_owned();
     let out = tokio::task::spawn_blocking(move || {
@@ -802,6 +866,13 @@ async fn sessions_are_saved_and_resumed() {
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "resumed session colours (4 messages); where it left off:\n› my colour is blue\n  Noted: blue.\n› what did I say?\n  You said blue.\n"
+        ),
+        "{stderr}"
     );
     assert_eq!(
         contents(2)[..4],

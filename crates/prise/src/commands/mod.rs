@@ -8,7 +8,7 @@ pub mod inspect;
 pub mod mounted;
 pub mod run;
 pub mod serve;
-pub mod session;
+pub mod sessions;
 
 use clap::CommandFactory;
 

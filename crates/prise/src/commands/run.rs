@@ -12,9 +12,9 @@ use prise_mcp::Mounts;
 
 use crate::cli::{AgentArgs, Output, RunArgs};
 use crate::commands::mounted::{Servers, Wanted};
-use crate::commands::session::Session;
 use crate::failure::Failure;
 use crate::output::{self, revealed};
+use prise_agent::session::Session;
 
 /// The model when neither flags nor configuration name one: a local Ollama.
 pub const DEFAULT_MODEL: &str = "ollama:qwen2.5";
@@ -37,10 +37,12 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
             "pass -p \"question\" or pipe it on stdin".to_owned(),
         ));
     }
+    let model_name = model_spec(&args.agent, servers.config.as_ref())?;
     let (mut agent, mounts) = agent(servers, &args.agent, model).await?;
     let mut session = match &args.session {
         Some(id) => {
-            let (session, messages) = Session::open(Some(id), false)?;
+            let (session, messages) =
+                Session::open(Some(id), false, &model_name.to_string()).map_err(session_failure)?;
             agent.resume(messages);
             Some(session)
         }
@@ -395,6 +397,17 @@ pub async fn agent(
         agent = agent.with_approver(approver);
     }
     Ok((agent, mounts))
+}
+
+/// A session that cannot be opened is the user's to fix.
+pub fn session_failure(error: prise_agent::session::SessionError) -> Failure {
+    let hint = match &error {
+        prise_agent::session::SessionError::NoneSaved => {
+            Some("start one with prise chat".to_owned())
+        }
+        _ => None,
+    };
+    Failure::usage(error, hint)
 }
 
 /// An unreachable or misconfigured endpoint is the user's to fix (exit 2); a model that

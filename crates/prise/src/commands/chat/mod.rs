@@ -20,9 +20,9 @@ use screen::{print_events, print_servers, print_tools};
 
 use crate::cli::ChatArgs;
 use crate::commands::mounted::Servers;
-use crate::commands::run::{agent, model, model_failure, model_spec};
-use crate::commands::session::{Session, transcript};
+use crate::commands::run::{agent, model, model_failure, model_spec, session_failure};
 use crate::failure::Failure;
+use prise_agent::session::{Session, last_exchanges, transcript};
 
 const HELP: &str =
     "/tools  /servers  /SERVER__PROMPT args (or /prompt NAME args)  /clear  /save [FILE.md]  /quit";
@@ -36,16 +36,26 @@ pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
         .resume
         .as_deref()
         .map(|id| if id.is_empty() { None } else { Some(id) });
-    let (mut session, messages) = Session::open(resume.flatten(), matches!(resume, Some(None)))?;
+    let (mut session, messages) = Session::open(
+        resume.flatten(),
+        matches!(resume, Some(None)),
+        &model_name.to_string(),
+    )
+    .map_err(session_failure)?;
     let resumed = messages.len();
+    let recap = last_exchanges(&messages, RECAP);
     agent.resume(messages);
     let interactive = std::io::stdin().is_terminal();
     // Answers are rendered as Markdown for a person, and left as written for a pipe
     // (or when NO_COLOR asks for plain text).
     let styled = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tokio::spawn(print_events(agent.subscribe(), styled));
-    if interactive && resumed > 0 {
-        eprintln!("resumed session {} ({resumed} messages)", session.id);
+    if resumed > 0 {
+        eprintln!(
+            "resumed session {} ({resumed} messages); where it left off:",
+            session.id
+        );
+        print_recap(&recap);
     }
     if interactive {
         let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -171,6 +181,26 @@ pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
         mounts.close().await;
     }
     Ok(())
+}
+
+/// Exchanges shown when a session is resumed.
+const RECAP: usize = 3;
+/// Lines of each answer shown in the recap.
+const RECAP_LINES: usize = 4;
+
+/// The last exchanges of a resumed session, shortened, on stderr.
+fn print_recap(exchanges: &[(String, String)]) {
+    use crate::output::printable;
+    for (question, answer) in exchanges {
+        eprintln!("› {}", printable(question.lines().next().unwrap_or("")));
+        let lines: Vec<&str> = answer.trim().lines().collect();
+        for line in lines.iter().take(RECAP_LINES) {
+            eprintln!("  {}", printable(line));
+        }
+        if lines.len() > RECAP_LINES {
+            eprintln!("  …");
+        }
+    }
 }
 
 /// One line typed in the chat.
