@@ -266,6 +266,12 @@ impl Mounts {
             .collect()
     }
 
+    /// The server that a tool's exposed name leads to.
+    pub fn server_of_tool(&self, exposed: &str) -> Option<String> {
+        self.route(exposed, |r| &r.tools)
+            .map(|(mount, _)| mount.name().to_owned())
+    }
+
     /// Calls a tool by its exposed name.
     pub async fn call_tool(
         &self,

@@ -11,6 +11,7 @@ mod elicitor;
 mod failure;
 mod markdown;
 mod output;
+mod progress;
 mod question;
 
 use std::process::ExitCode;

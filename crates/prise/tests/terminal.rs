@@ -157,6 +157,28 @@ async fn ctrl_c_at_a_question_cancels_it_and_the_turn() {
     );
 }
 
+/// A long call in a terminal: the server's progress as a bar with its message, and
+/// how long the call took; over a pipe, neither.
+#[test]
+fn progress_of_a_long_call_is_a_bar_in_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    common::mount_bad_server(home.path(), "bad", "normal", json!({}));
+    let mut terminal =
+        prise_in_terminal(home.path(), &["call", "bad__progress", r#"{"pause": 0.6}"#]);
+    terminal.expect("bad__progress: step 1");
+    terminal.expect("(bad__progress took ");
+    terminal.expect("echo: \r\n");
+    assert!(terminal.wait().success(), "{}", terminal.output());
+    assert!(terminal.output().contains("50%"), "{}", terminal.output());
+    let piped = common::prise(home.path())
+        .args(["call", "bad__progress", r#"{"pause": 0.6}"#])
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert_eq!(String::from_utf8_lossy(&piped.stderr), "");
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), "echo: \n");
+}
+
 #[test]
 fn a_server_question_is_a_form_in_the_terminal() {
     let home = tempfile::tempdir().unwrap();

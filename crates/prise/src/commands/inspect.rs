@@ -199,7 +199,11 @@ pub async fn call(servers: Servers, args: CallArgs) -> Result<(), Failure> {
     let result = ask(
         servers,
         Wanted::Owner(&args.tool),
-        async |mounts: &Mounts| mounts.call_tool(&args.tool, Some(arguments)).await,
+        async |mounts: &Mounts| {
+            let server = mounts.server_of_tool(&args.tool).unwrap_or_default();
+            let call = mounts.call_tool(&args.tool, Some(arguments));
+            crate::progress::watch(mounts.subscribe(), &server, &args.tool, call).await
+        },
     )
     .await?;
     print(args.json, &result, write_result)?;

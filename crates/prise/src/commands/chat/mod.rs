@@ -49,7 +49,7 @@ pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
     // Answers are rendered as Markdown for a person, and left as written for a pipe
     // (or when NO_COLOR asks for plain text).
     let styled = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    tokio::spawn(print_events(agent.subscribe(), styled));
+    tokio::spawn(print_events(agent.subscribe(), mounts.subscribe(), styled));
     if resumed > 0 {
         eprintln!(
             "resumed session {} ({resumed} messages); where it left off:",

@@ -4,23 +4,50 @@ use std::io::Write;
 
 use prise_agent::AgentEvent;
 use prise_llm::StopReason;
-use tokio::sync::mpsc;
+use prise_mcp::MountEvent;
+use tokio::sync::{broadcast, mpsc};
 
 use crate::commands::run::print_trace;
 use crate::markdown::TerminalMarkdown;
 use crate::output::{printable, revealed};
+use crate::progress::Progress;
 
 /// Prints the agent's events: answers on stdout as they stream, the tool trace on
-/// stderr.
-pub async fn print_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, styled: bool) {
+/// stderr; and, in a terminal, servers' progress while tools run.
+pub async fn print_events(
+    mut events: mpsc::UnboundedReceiver<AgentEvent>,
+    mut mount_events: broadcast::Receiver<MountEvent>,
+    styled: bool,
+) {
     let mut screen = Screen {
         styled,
         markdown: TerminalMarkdown::new(),
         mid_line: false,
         thinking: false,
+        progress: Progress::for_terminal(),
     };
-    while let Some(event) = events.recv().await {
-        screen.show(event);
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Some(event) => screen.show(event),
+                None => break,
+            },
+            event = mount_events.recv() => match event {
+                Ok(MountEvent::Progress { server, progress, total, message, .. }) => {
+                    if let Some(bar) = screen.progress.as_mut() {
+                        bar.update(&server, progress, total, message.as_deref());
+                    }
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                // Nothing more from the mounts: the agent's events go on.
+                Err(broadcast::error::RecvError::Closed) => {
+                    while let Some(event) = events.recv().await {
+                        screen.show(event);
+                    }
+                    break;
+                }
+            },
+        }
     }
 }
 
@@ -34,10 +61,16 @@ struct Screen {
     mid_line: bool,
     /// Thoughts were shown: the answer starts on a line of its own.
     thinking: bool,
+    /// Servers' progress, on a terminal.
+    progress: Option<Progress>,
 }
 
 impl Screen {
     fn show(&mut self, event: AgentEvent) {
+        // The bar belongs to calls in flight: whatever comes next takes its line.
+        if let Some(progress) = self.progress.as_mut() {
+            progress.clear();
+        }
         match event {
             AgentEvent::ModelDelta(text) if self.styled => {
                 // A model can be talked into writing escape sequences by what it read.
