@@ -204,7 +204,9 @@ async fn attempt(
         Transport::Sse(remote) => {
             let transport = sse::LegacySse::connect(remote, http::client().map_err(Failed::new)?)
                 .await
-                .map_err(|cause| Failed::new(format!("{cause} ({})", remote.url)))?;
+                .map_err(|cause| {
+                    Failed::new(format!("{} ({})", crate::error::tidy(&cause), remote.url))
+                })?;
             // The legacy transport predates server/discover: initialize it is.
             handshake(client, transport, ClientLifecycleMode::Initialize)
                 .await
@@ -291,6 +293,10 @@ async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, S
 }
 
 fn describe_init(error: ClientInitializeError) -> String {
+    crate::error::tidy(&describe_init_raw(error))
+}
+
+fn describe_init_raw(error: ClientInitializeError) -> String {
     match error {
         // Writing to a server that already exited fails with a broken pipe; to the user
         // that is the same event as reading end-of-file from it. Other transport errors
@@ -308,7 +314,9 @@ fn describe_init(error: ClientInitializeError) -> String {
         ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::Cancelled => {
             "closed the connection during the handshake".to_owned()
         }
-        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => describe_init(*fallback),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            describe_init_raw(*fallback)
+        }
         ClientInitializeError::JsonRpcError(e) => {
             format!("rejected the handshake: {} (code {})", e.message, e.code.0)
         }
@@ -333,6 +341,17 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
     // rmcp wraps reqwest's error without exposing it as a source, so the system's
     // words ("Connection refused") only survive in the debug form.
     let debug = format!("{current:?}");
+    // A name that does not resolve: hyper says "dns error", then the resolver's words.
+    if debug.contains("ConnectError(\"dns error\"") {
+        let words = debug
+            .rsplit_once("error: \"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .map(|(words, _)| format!(" ({words})"))
+            .unwrap_or_default();
+        return Some(Cause::System(format!(
+            "the host name does not resolve{words}"
+        )));
+    }
     if let Some(start) = debug.find("message: \"") {
         let rest = &debug[start + 10..];
         if let Some(end) = rest.find('"') {
@@ -349,8 +368,9 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
 
 /// The operating system's words for a failed request, when it has some.
 pub(crate) fn describe_http(error: &reqwest::Error) -> String {
-    match root_cause(error) {
+    let text = match root_cause(error) {
         Some(Cause::System(cause)) | Some(Cause::Protocol(cause)) => cause,
         None => error.to_string(),
-    }
+    };
+    crate::error::tidy(&text)
 }

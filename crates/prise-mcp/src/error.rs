@@ -127,3 +127,121 @@ fn seconds(duration: Duration) -> String {
         format!("{secs:.0} s")
     }
 }
+
+/// Characters of an error text kept: an error is one line, not a page.
+const MAX_ERROR_CHARS: usize = 300;
+
+/// An error text from a transport, made fit for one line: a web page in it reduced
+/// to its title (a proxy's or a framework's error page is not the server's answer),
+/// reqwest's "for url (...)" dropped (the caller names the URL once), a bare HTTP
+/// status given its reason, and the whole cut short.
+pub(crate) fn tidy(text: &str) -> String {
+    let mut text = text.to_owned();
+    let lower = text.to_ascii_lowercase();
+    if let Some(start) = lower.find("<!doctype html").or_else(|| lower.find("<html")) {
+        let page = &text[start..];
+        let page_lower = &lower[start..];
+        let inside = |tag: &str| {
+            let open = page_lower.find(tag)? + tag.len();
+            let close = page_lower[open..].find("</")? + open;
+            let words = page[open..close]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            (!words.is_empty()).then_some(words)
+        };
+        // The title, and the page's first heading or preformatted line when it says
+        // more (Express: "Error", then "Cannot POST /nope").
+        let title = match (
+            inside("<title>"),
+            inside("<h1>").or_else(|| inside("<pre>")),
+        ) {
+            (Some(title), Some(more)) if more != title => Some(format!("{title}: {more}")),
+            (title, more) => title.or(more),
+        };
+        let head = text[..start].trim_end().trim_end_matches(':').to_owned();
+        text = match title {
+            Some(title) => format!("{head} (an HTML page: \"{title}\")"),
+            None => format!("{head} (an HTML page)"),
+        };
+    }
+    if let Some(start) = text.find(" for url (") {
+        if let Some(end) = text[start..].find(')') {
+            text.replace_range(start..start + end + 1, "");
+        }
+    }
+    text = with_reasons(&text);
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > MAX_ERROR_CHARS {
+        format!(
+            "{}…",
+            line.chars().take(MAX_ERROR_CHARS - 1).collect::<String>()
+        )
+    } else {
+        line
+    }
+}
+
+/// `HTTP 502` becomes `HTTP 502 Bad Gateway`; a status already with its reason stays.
+fn with_reasons(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find("HTTP ") {
+        let (before, after) = rest.split_at(at + 5);
+        out.push_str(before);
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        rest = &after[digits.len()..];
+        out.push_str(&digits);
+        let reason_follows = rest
+            .strip_prefix(' ')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
+        if digits.len() == 3 && !reason_follows {
+            let reason = digits
+                .parse::<u16>()
+                .ok()
+                .and_then(|code| reqwest::StatusCode::from_u16(code).ok())
+                .and_then(|status| status.canonical_reason());
+            if let Some(reason) = reason {
+                out.push(' ');
+                out.push_str(reason);
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy;
+
+    #[test]
+    fn pages_become_titles_and_lines_stay_short() {
+        let page = format!(
+            "unexpected server response: HTTP 404 Not Found: <!DOCTYPE html>\n<html><head><title>404 -\n Not Found</title></head><body>{}</body></html>",
+            "<p>x</p>".repeat(500)
+        );
+        assert_eq!(
+            tidy(&page),
+            "unexpected server response: HTTP 404 Not Found (an HTML page: \"404 - Not Found\")"
+        );
+        assert_eq!(
+            tidy("<html><body><h1>Oops</h1></body></html>"),
+            "(an HTML page: \"Oops\")"
+        );
+        assert_eq!(
+            tidy("x: <!DOCTYPE html><title>Error</title><body><pre>Cannot POST /nope</pre>"),
+            "x (an HTML page: \"Error: Cannot POST /nope\")"
+        );
+        assert_eq!(
+            tidy("handshake failed: HTTP 502"),
+            "handshake failed: HTTP 502 Bad Gateway"
+        );
+        assert_eq!(
+            tidy("error sending request for url (http://h/mcp)"),
+            "error sending request"
+        );
+        assert_eq!(tidy(&"y".repeat(1000)).chars().count(), 300);
+        assert_eq!(tidy("HTTP 401 Unauthorized"), "HTTP 401 Unauthorized");
+    }
+}

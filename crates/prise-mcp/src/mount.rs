@@ -369,7 +369,7 @@ impl Mount {
                 server,
                 method,
                 code: e.code.0,
-                message: e.message.to_string(),
+                message: crate::error::tidy(&e.message),
             },
             // The connection is gone: the server exited (and may be restarting) or hung up.
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
@@ -386,7 +386,7 @@ impl Mount {
             other => CallError::Transport {
                 server,
                 method,
-                cause: other.to_string(),
+                cause: crate::error::tidy(&other.to_string()),
             },
         }
     }

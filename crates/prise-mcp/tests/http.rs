@@ -133,8 +133,11 @@ async fn failing_endpoints_are_reported_and_isolated() {
     let (_hang, phang) = bad_http("hang-headers");
     let (_stream, pstream) = bad_http("hang-stream");
     let refused = free_port();
+    let (_everything, pev) = everything_http();
     let config = format!(
         r#"{{"mcpServers": {{
+  "page": {{"url": "http://127.0.0.1:{pev}/wrong-path"}},
+  "nowhere": {{"url": "http://no-such-host.invalid/mcp"}},
   "e500": {{"url": "http://127.0.0.1:{p500}/mcp"}},
   "e401": {{"url": "http://127.0.0.1:{p401}/mcp", "headers": {{"Authorization": "Bearer wrong"}}}},
   "hang": {{"url": "http://127.0.0.1:{phang}/mcp", "timeout": {{"startup": 1}}}},
@@ -164,9 +167,28 @@ async fn failing_endpoints_are_reported_and_isolated() {
             .unwrap_or_default()
     };
     assert!(
-        cause("e500").starts_with("handshake failed: HTTP 500"),
+        cause("e500").starts_with("handshake failed: HTTP 500 Internal Server Error"),
         "{}",
         cause("e500")
+    );
+    // Express's 404 page (server-everything at a wrong path) is its title, once.
+    assert_eq!(
+        cause("page"),
+        format!(
+            "handshake failed: unexpected server response: HTTP 404 Not Found (an HTML page: \
+             \"Error: Cannot POST /wrong-path\") (http://127.0.0.1:{pev}/wrong-path)"
+        )
+    );
+    assert_eq!(
+        cause("nowhere").matches("no-such-host.invalid").count(),
+        1,
+        "the URL once: {}",
+        cause("nowhere")
+    );
+    assert!(
+        cause("nowhere").starts_with("cannot connect: the host name does not resolve"),
+        "{}",
+        cause("nowhere")
     );
     assert!(
         cause("e401").starts_with("authorization required"),
@@ -193,7 +215,7 @@ async fn failing_endpoints_are_reported_and_isolated() {
         "{}",
         cause("refused")
     );
-    assert_eq!(mounts.failures().len(), 5);
+    assert_eq!(mounts.failures().len(), 7);
     // The healthy neighbour is untouched.
     let result = mounts
         .call_tool(
