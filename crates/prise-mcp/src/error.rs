@@ -165,10 +165,10 @@ pub(crate) fn tidy(text: &str) -> String {
             None => format!("{head} (an HTML page)"),
         };
     }
-    if let Some(start) = text.find(" for url (") {
-        if let Some(end) = text[start..].find(')') {
-            text.replace_range(start..start + end + 1, "");
-        }
+    if let Some(start) = text.find(" for url (")
+        && let Some(end) = text[start..].find(')')
+    {
+        text.replace_range(start..start + end + 1, "");
     }
     text = with_reasons(&text);
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
