@@ -265,7 +265,8 @@ pub struct ReadArgs {
 pub struct PromptArgs {
     /// The prompt, as `server__prompt`.
     pub name: String,
-    /// Its arguments, as key=value.
+    /// Its arguments: name=value, or values in the order the prompt declares them; a
+    /// prompt with one argument takes all the words.
     pub arguments: Vec<String>,
     /// Print the whole result as JSON.
     #[arg(long)]

@@ -497,3 +497,53 @@ fn one_tool_in_detail() {
             "error: no tool named docs__read_docs; did you mean docs__read_doc?\n",
         ));
 }
+
+/// `prise prompt` reads arguments as chat does (by name or in order, one argument
+/// takes every word) and checks the required ones before asking the server.
+#[test]
+fn prompt_arguments_by_name_or_in_order_checked_first() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".mcp.json"),
+        json!({"mcpServers": {"everything": {"command": "node", "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    prise(home.path())
+        .args(["prompt", "everything__args-prompt", "Paris", "France"])
+        .assert()
+        .success()
+        .stdout("user: What's weather in Paris, France?\n");
+    prise(home.path())
+        .args(["prompt", "everything__args-prompt", "state=Texas", "Austin"])
+        .assert()
+        .success()
+        .stdout("user: What's weather in Austin, Texas?\n");
+    prise(home.path())
+        .args(["prompt", "everything__args-prompt", "state=Texas"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "error: everything__args-prompt needs city; e.g. prise prompt everything__args-prompt city=...\n",
+        ));
+    prise(home.path())
+        .args(["prompt", "everything__args-prompt", "a", "b", "c"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("\"c\" is one too many"));
+    let empty = tempfile::tempdir().unwrap();
+    prise(empty.path())
+        .args([
+            "prompt",
+            "docs__cite_answer",
+            "How",
+            "are",
+            "servers",
+            "restarted?",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with(
+            "Question: How are servers restarted?\n",
+        ));
+}

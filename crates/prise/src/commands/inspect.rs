@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::cli::{CallArgs, PromptArgs, PromptsArgs, ReadArgs, ResourcesArgs, ToolsArgs};
 use crate::commands::mounted::{Servers, Wanted};
+use crate::commands::prompt_arguments;
 use crate::failure::Failure;
 use crate::output;
 
@@ -344,22 +345,45 @@ pub async fn prompts(servers: Servers, args: PromptsArgs) -> Result<(), Failure>
 
 /// `prise prompt NAME key=value...`: the prompt's messages.
 pub async fn prompt(servers: Servers, args: PromptArgs) -> Result<(), Failure> {
-    let mut arguments = JsonObject::new();
-    for pair in &args.arguments {
-        let Some((key, value)) = pair.split_once('=') else {
-            return Err(Failure::usage(
-                format!("prompt argument {pair:?} is not key=value"),
-                "write each argument as name=value".to_owned(),
-            ));
-        };
-        arguments.insert(key.to_owned(), Value::String(value.to_owned()));
-    }
-    let result = ask(
-        servers,
-        Wanted::Owner(&args.name),
-        async |mounts: &Mounts| mounts.get_prompt(&args.name, Some(arguments)).await,
-    )
-    .await?;
+    let name = args.name.as_str();
+    let mounts = servers.mount_for(Wanted::Owner(name)).await?;
+    // The arguments are checked against the prompt's declaration before asking.
+    let arguments = match prompt_arguments::declared(&mounts, name) {
+        Some(declared) => prompt_arguments::prompt_arguments(
+            name,
+            &declared,
+            &args.arguments,
+            &args.arguments.join(" "),
+            &format!("prise prompt {name}"),
+        )
+        .map_err(|e| {
+            Failure::usage(
+                e,
+                "`prise prompts` lists each prompt's arguments (* for required)".to_owned(),
+            )
+        }),
+        None => Err(Failure::usage(
+            format!(
+                "no prompt named {name}{}",
+                prise_mcp::registry::closest(
+                    name,
+                    mounts.prompts().iter().map(|p| p.name.as_str())
+                )
+                .map(|s| format!("; did you mean {s}?"))
+                .unwrap_or_default()
+            ),
+            "`prise prompts` lists them".to_owned(),
+        )),
+    };
+    let result = match arguments {
+        Ok(arguments) => mounts
+            .get_prompt(name, Some(arguments))
+            .await
+            .map_err(call_failure),
+        Err(failure) => Err(failure),
+    };
+    mounts.close().await;
+    let result = result?;
     print(args.json, &result, |out, result| {
         for message in &result.messages {
             let role = serde_json::to_value(&message.role)

@@ -6,6 +6,7 @@ mod describe;
 pub mod edit;
 pub mod inspect;
 pub mod mounted;
+mod prompt_arguments;
 pub mod run;
 pub mod serve;
 pub mod sessions;
