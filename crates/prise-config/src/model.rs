@@ -6,7 +6,7 @@ use std::time::Duration;
 use globset::GlobSet;
 use serde::Serialize;
 
-use crate::secret::{MASK, looks_secret, redact_arg, redact_url};
+use crate::secret::{MASK, looks_secret, redact_args, redact_url};
 
 /// How long a server may take to start and list its tools, unless configured.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -210,9 +210,7 @@ impl Server {
                         *value = MASK.to_owned();
                     }
                 }
-                for arg in &mut stdio.args {
-                    *arg = redact_arg(arg);
-                }
+                redact_args(&mut stdio.args);
             }
             Transport::Http(remote) | Transport::Sse(remote) => {
                 remote.url = redact_url(&remote.url);

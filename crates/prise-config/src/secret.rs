@@ -57,11 +57,30 @@ pub(crate) fn redact_url(url: &str) -> String {
     out
 }
 
-/// Masks the value of `--api-key=VALUE`-style arguments.
-pub(crate) fn redact_arg(arg: &str) -> String {
-    match arg.split_once('=') {
-        Some((key, _)) if looks_secret(key) => format!("{key}={MASK}"),
-        _ => arg.to_owned(),
+/// Masks the secrets in a command's arguments: the value of `--api-key=VALUE`, the
+/// argument after a flag whose name looks secret (`--token VALUE`), and the value of
+/// a header given as an argument (`--header "Authorization: Bearer VALUE"`, as
+/// mcp-remote takes it).
+pub(crate) fn redact_args(args: &mut [String]) {
+    let mut mask_next = false;
+    for arg in args.iter_mut() {
+        let flag = arg.starts_with('-') && arg.len() > 1;
+        if std::mem::take(&mut mask_next) && !flag {
+            *arg = MASK.to_owned();
+            continue;
+        }
+        if flag {
+            match arg.split_once('=') {
+                Some((key, _)) if looks_secret(key) => *arg = format!("{key}={MASK}"),
+                Some(_) => {}
+                None => mask_next = looks_secret(arg.trim_start_matches('-')),
+            }
+        } else if let Some((name, _)) = arg.split_once(": ")
+            && !name.contains(' ')
+            && looks_secret(name)
+        {
+            *arg = format!("{name}: {MASK}");
+        }
     }
 }
 
@@ -100,7 +119,39 @@ mod tests {
 
     #[test]
     fn arguments_lose_secret_values() {
-        assert_eq!(redact_arg("--api-key=abc"), format!("--api-key={MASK}"));
-        assert_eq!(redact_arg("--port=3"), "--port=3");
+        let mut args: Vec<String> = [
+            "--api-key=abc",
+            "--port=3",
+            "--token",
+            "t0k",
+            "-k",
+            "--password",
+            "--verbose",
+            "--header",
+            "Authorization: Bearer xyz",
+            "X-Trace: on",
+            "positional",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        redact_args(&mut args);
+        assert_eq!(
+            args,
+            [
+                format!("--api-key={MASK}"),
+                "--port=3".into(),
+                "--token".into(),
+                MASK.into(),
+                "-k".into(),
+                // A secret flag followed by another flag has no value to mask.
+                "--password".into(),
+                "--verbose".into(),
+                "--header".into(),
+                format!("Authorization: {MASK}"),
+                "X-Trace: on".into(),
+                "positional".into(),
+            ]
+        );
     }
 }

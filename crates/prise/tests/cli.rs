@@ -110,7 +110,9 @@ fn secrets_never_reach_the_output() {
     std::fs::write(
         &path,
         r#"{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "${T}", "MODE": "ro"}},
-                          "api": {"url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}}}"#,
+                          "api": {"url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}},
+                          "cli": {"command": "tool", "args": ["--token", "${T}", "--api-key=${T}"]},
+                          "remote": {"command": "npx", "args": ["mcp-remote", "https://x/mcp", "--header", "Authorization: Bearer ${T}"]}}}"#,
     )
     .unwrap();
     for json in [false, true] {
