@@ -547,3 +547,14 @@ fn prompt_arguments_by_name_or_in_order_checked_first() {
             "Question: How are servers restarted?\n",
         ));
 }
+
+#[test]
+fn empty_stdin_for_arguments_is_said() {
+    let home = tempfile::tempdir().unwrap();
+    prise(home.path())
+        .args(["call", "docs__grep_docs", "-"])
+        .write_stdin("  \n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: no arguments on stdin"));
+}

@@ -695,10 +695,14 @@ async fn chat_over_a_pipe_keeps_the_conversation_and_its_commands() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
+    // /tools is the table `prise tools` prints.
     assert!(
-        stdout.starts_with("docs__grep_docs  Search every Markdown document"),
+        stdout.starts_with(
+            "TOOL             DESCRIPTION\ndocs__grep_docs  Search every Markdown document"
+        ),
         "{stdout}"
     );
+    assert!(stdout.contains("\ndocs__read_doc   Read lines"), "{stdout}");
     assert!(
         stdout.contains("SIGTERM first.\nThen SIGKILL.\nFresh start.\n"),
         "{stdout}"

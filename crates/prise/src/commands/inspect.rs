@@ -142,18 +142,27 @@ pub async fn tools(servers: Servers, args: ToolsArgs) -> Result<(), Failure> {
         .collect();
     mounts.close().await;
     let items = tools.iter().map(|t| {
-        let description = t
-            .tool
-            .description
-            .as_deref()
-            .or(t.tool.title.as_deref())
-            .unwrap_or("");
         (
             json!({"name": t.name, "server": t.server, "tool": t.tool}),
-            vec![t.name.clone(), first_line(description)],
+            tool_row(t),
         )
     });
-    listing(args.json, &["TOOL", "DESCRIPTION"], items)
+    listing(args.json, &TOOLS_HEADER, items)
+}
+
+/// The header of the tools table.
+pub const TOOLS_HEADER: [&str; 2] = ["TOOL", "DESCRIPTION"];
+
+/// A tool's row in the tools table: its exposed name and its description's first
+/// line, cut to fit.
+pub fn tool_row(tool: &prise_mcp::ExposedTool) -> Vec<String> {
+    let description = tool
+        .tool
+        .description
+        .as_deref()
+        .or(tool.tool.title.as_deref())
+        .unwrap_or("");
+    vec![tool.name.clone(), first_line(description)]
 }
 
 /// `prise tools SERVER__TOOL`: one tool in detail.
@@ -402,6 +411,12 @@ fn parse_arguments(text: &str) -> Result<JsonObject, Failure> {
     let text = if text == "-" {
         let mut buffer = String::new();
         std::io::stdin().read_to_string(&mut buffer)?;
+        if buffer.trim().is_empty() {
+            return Err(Failure::usage(
+                "no arguments on stdin (`-` reads the tool's arguments from there)",
+                r#"e.g. echo '{"keyword": "config"}' | prise call docs__grep_docs -"#.to_owned(),
+            ));
+        }
         buffer
     } else {
         text.to_owned()

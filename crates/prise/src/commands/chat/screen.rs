@@ -136,17 +136,13 @@ impl Screen {
     }
 }
 
-/// `/tools`: each tool's exposed name and the first line of its description.
+/// `/tools`: the table `prise tools` prints.
 pub fn print_tools(mounts: &prise_mcp::Mounts) {
-    for tool in mounts.tools() {
-        let description = tool.tool.description.as_deref().unwrap_or("");
-        let line = format!(
-            "{}  {}",
-            tool.name,
-            description.lines().next().unwrap_or("")
-        );
-        println!("{}", revealed(&line));
-    }
+    use crate::commands::inspect::{TOOLS_HEADER, tool_row};
+    let rows: Vec<Vec<String>> = mounts.tools().iter().map(tool_row).collect();
+    let mut out = std::io::stdout().lock();
+    let _ = crate::output::table(&mut out, &TOOLS_HEADER, &rows);
+    let _ = out.flush();
 }
 
 /// `/servers`: each server and its state.
