@@ -42,6 +42,9 @@ pub struct MountOptions {
     pub elicitor: Arc<dyn Elicitor>,
     /// Where the protocol era of each server is remembered; `None` probes every time.
     pub eras: Option<EraCache>,
+    /// The channel [`crate::Mounts`] sends its events on, for a caller that must hear
+    /// them while mounting (which servers are still starting); `None` makes one.
+    pub events: Option<broadcast::Sender<MountEvent>>,
 }
 
 impl Default for MountOptions {
@@ -52,6 +55,7 @@ impl Default for MountOptions {
             log_dir: state.as_ref().map(|dir| dir.join("logs")),
             elicitor: Arc::new(Decline),
             eras: state.map(|dir| EraCache::at(dir.join("eras.json"))),
+            events: None,
         }
     }
 }

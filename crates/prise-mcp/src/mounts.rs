@@ -38,7 +38,8 @@ impl From<Server> for Source {
 }
 
 impl Source {
-    fn name(&self) -> &str {
+    /// The server's name.
+    pub fn name(&self) -> &str {
         match self {
             Source::Configured(server) => &server.name,
             Source::InProcess { name, .. } => name,
@@ -102,7 +103,10 @@ impl Mounts {
     /// Mounts every source at once. A server that fails or hangs is recorded, never
     /// waited on beyond its own startup timeout, and never affects the others.
     pub async fn start(sources: Vec<Source>, options: MountOptions) -> Mounts {
-        let (events, _) = broadcast::channel(256);
+        let events = options
+            .events
+            .clone()
+            .unwrap_or_else(|| broadcast::channel(256).0);
         let mut disabled = Vec::new();
         let mut tasks = tokio::task::JoinSet::new();
         let count = sources.len();

@@ -13,6 +13,7 @@ mod markdown;
 mod output;
 mod progress;
 mod question;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -61,11 +62,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
         // Chat handles Ctrl-C itself: it cancels the turn, not the program.
         Command::Chat(args) => runtime()?.block_on(commands::chat::run(servers()?, args)),
         Command::Serve(ServeCommand::Docs(args)) => {
-            runtime()?.block_on(with_signals(commands::serve::docs(args)))
+            runtime()?.block_on(signals::until_signal(commands::serve::docs(args)))
         }
         command => {
             let servers = servers()?;
-            runtime()?.block_on(with_signals(async {
+            runtime()?.block_on(signals::until_signal(async {
                 match command {
                     Command::Servers(args) => commands::inspect::servers(servers, args.json).await,
                     Command::Tools(args) => commands::inspect::tools(servers, args).await,
@@ -82,18 +83,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-/// Runs `work` until it ends or a signal arrives; on a signal every server process is
-/// ended and the exit code says which signal.
-async fn with_signals(work: impl Future<Output = Result<(), Failure>>) -> Result<(), Failure> {
-    tokio::select! {
-        result = work => result,
-        signal = interrupted() => {
-            prise_mcp::child::kill_all_children();
-            Err(Failure::Interrupted(signal))
-        }
-    }
-}
-
 /// One thread: a host waits on servers and models, it does not compute, and handing a
 /// reply from one worker thread to another cost about 30 µs per tool call, half of a
 /// whole round trip (measured in docs/BENCHMARKS.md).
@@ -102,21 +91,6 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::Job(anyhow::anyhow!("cannot start the async runtime: {e}")))
-}
-
-/// Resolves on Ctrl-C or SIGTERM with the signal number.
-async fn interrupted() -> i32 {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => 2,
-        _ = term.recv() => 15,
-    }
 }
 
 /// Sends `tracing` logs to stderr: warnings by default, more with `-v`, or whatever

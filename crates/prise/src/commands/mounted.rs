@@ -84,8 +84,10 @@ impl Servers {
         if interactive && count > 1 {
             eprint!("mounting {count} servers…\r");
         }
+        let events = tokio::sync::broadcast::channel(256).0;
         let mut options = MountOptions {
             elicitor: crate::elicitor::for_this_session(),
+            events: Some(events.clone()),
             ..MountOptions::default()
         };
         if !self.roots.is_empty() {
@@ -96,7 +98,18 @@ impl Servers {
                     .collect::<Result<_, _>>()?,
             );
         }
+        let starting: Vec<String> = sources
+            .iter()
+            .filter(|s| !matches!(s, Source::Configured(server) if server.disabled))
+            .map(|s| s.name().to_owned())
+            .collect();
+        let watch = watch_starting(starting, events.subscribe());
         let mounts = Mounts::start(sources, options).await;
+        watch.abort();
+        STILL_STARTING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         if interactive && count > 1 {
             eprint!("\x1b[2K");
         }
@@ -124,6 +137,37 @@ impl Servers {
         }
         Err(Failure::Job(anyhow::anyhow!(message)))
     }
+}
+
+/// The servers being mounted that have not finished starting, for a signal that comes
+/// meanwhile to name them.
+static STILL_STARTING: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The servers still starting, when a mount is under way.
+pub fn still_starting() -> Vec<String> {
+    STILL_STARTING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
+/// Keeps [`STILL_STARTING`] up to date as servers become ready or fail.
+fn watch_starting(
+    names: Vec<String>,
+    mut events: tokio::sync::broadcast::Receiver<prise_mcp::MountEvent>,
+) -> tokio::task::JoinHandle<()> {
+    *STILL_STARTING.lock().unwrap_or_else(|e| e.into_inner()) = names;
+    tokio::spawn(async move {
+        use prise_mcp::MountEvent;
+        while let Ok(event) = events.recv().await {
+            if let MountEvent::Ready { server, .. } | MountEvent::Failed { server, .. } = event {
+                STILL_STARTING
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|name| *name != server);
+            }
+        }
+    })
 }
 
 /// Prints the servers that failed to mount as warnings on stderr.

@@ -31,7 +31,17 @@ const HELP: &str =
 pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
     let model_name = model_spec(&args.agent, servers.config.as_ref())?;
     let model = model(&args.agent, servers.config.as_ref())?;
-    let (mut agent, mounts) = agent(servers, &args.agent, model).await?;
+    // Ctrl-C while mounting ends the chat (and every server started so far); after
+    // that, it cancels a turn.
+    let mut mounted = None;
+    crate::signals::until_signal(async {
+        mounted = Some(agent(servers, &args.agent, model).await?);
+        Ok(())
+    })
+    .await?;
+    let Some((mut agent, mounts)) = mounted else {
+        return Ok(());
+    };
     let resume = args
         .resume
         .as_deref()
