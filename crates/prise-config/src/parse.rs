@@ -1015,15 +1015,20 @@ fn seconds(value: f64) -> Option<Duration> {
     (value.is_finite() && value > 0.0 && value < 1e9).then(|| Duration::from_secs_f64(value))
 }
 
-/// `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
-fn parse_duration(text: &str) -> Option<Duration> {
+/// `12.5kb` as (12.5, "kb"): a number and the unit after it.
+fn number_and_unit(text: &str) -> Option<(f64, &str)> {
     let text = text.trim();
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let number: f64 = number.parse().ok()?;
-    let scale = match unit.trim() {
+    Some((number.parse().ok()?, unit.trim()))
+}
+
+/// `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let (number, unit) = number_and_unit(text)?;
+    let scale = match unit {
         "ms" => 0.001,
         "" | "s" => 1.0,
         "m" => 60.0,
@@ -1081,13 +1086,8 @@ fn parse_env_file(text: &str) -> Vec<(String, String)> {
 
 /// `32MiB`, `500KB`, `1GB`, `2048` (bytes): decimal and binary units alike.
 fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: f64 = number.parse().ok()?;
-    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+    let (number, unit) = number_and_unit(text)?;
+    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "k" | "kb" => 1e3,
         "kib" => 1024.0,

@@ -399,18 +399,7 @@ fn servers_given_on_the_command_line() {
 #[test]
 fn read_finds_the_server_of_a_template_and_writes_files() {
     let home = tempfile::tempdir().unwrap();
-    let docs = home.path().join("docs");
-    std::fs::create_dir(&docs).unwrap();
-    std::fs::write(docs.join("a.md"), "# A\n").unwrap();
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        json!({"mcpServers": {
-            "everything": {"command": "node", "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"]},
-            "mine": {"command": common::prise_bin(), "args": ["serve", "docs", docs]}
-        }})
-        .to_string(),
-    )
-    .unwrap();
+    common::mount_everything_beside_docs(home.path());
     prise(home.path())
         .args(["read", "demo://resource/dynamic/text/7"])
         .assert()

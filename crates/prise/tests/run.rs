@@ -514,18 +514,7 @@ async fn read_a_resource_then_call_a_tool_as_in_the_weather_flow() {
 #[tokio::test]
 async fn the_model_reads_templates_and_its_mistakes_are_explained_to_it() {
     let home = tempfile::tempdir().unwrap();
-    let docs = home.path().join("docs");
-    std::fs::create_dir(&docs).unwrap();
-    std::fs::write(docs.join("a.md"), "# A\n").unwrap();
-    std::fs::write(
-        home.path().join(".mcp.json"),
-        json!({"mcpServers": {
-            "everything": {"command": "node", "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"]},
-            "mine": {"command": common::prise_bin(), "args": ["serve", "docs", docs]}
-        }})
-        .to_string(),
-    )
-    .unwrap();
+    common::mount_everything_beside_docs(home.path());
     let model = ScriptedModel::start(vec![
         Scripted::tool_calls(&[
             (

@@ -51,6 +51,24 @@ pub fn mount_bad_server(home: &Path, name: &str, mode: &str, more: serde_json::V
     std::fs::write(home.join(".mcp.json"), config.to_string()).unwrap();
 }
 
+/// Writes `home/.mcp.json` mounting server-everything (`everything`) and prise's own
+/// docs server on a one-file folder (`mine`): two servers with resources, one of them
+/// with templates.
+pub fn mount_everything_beside_docs(home: &Path) {
+    let docs = home.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("a.md"), "# A\n").unwrap();
+    std::fs::write(
+        home.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {
+            "everything": {"command": "node", "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"]},
+            "mine": {"command": prise_bin(), "args": ["serve", "docs", docs]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+}
+
 /// Pids of processes whose command line contains `marker`.
 pub fn processes_with(marker: &str) -> Vec<u32> {
     let mut found = Vec::new();
