@@ -202,11 +202,15 @@ async fn attempt(
                 })
         }
         Transport::Sse(remote) => {
-            let transport = sse::LegacySse::connect(remote, http::client().map_err(Failed::new)?)
-                .await
-                .map_err(|cause| {
-                    Failed::new(format!("{} ({})", crate::error::tidy(&cause), remote.url))
-                })?;
+            let transport = sse::LegacySse::connect(
+                remote,
+                http::client().map_err(Failed::new)?,
+                server.max_message_size,
+            )
+            .await
+            .map_err(|cause| {
+                Failed::new(format!("{} ({})", crate::error::tidy(&cause), remote.url))
+            })?;
             // The legacy transport predates server/discover: initialize it is.
             handshake(client, transport, ClientLifecycleMode::Initialize)
                 .await

@@ -11,7 +11,6 @@ use tokio::sync::mpsc;
 /// Messages buffered from the stream before the client reads them.
 const BUFFER: usize = 64;
 /// An event larger than this is dropped (and the stream with it): bounded memory.
-const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Why the SSE transport failed.
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +34,13 @@ pub(crate) struct LegacySse {
 
 impl LegacySse {
     /// Opens the event stream and waits for its `endpoint` event.
-    pub async fn connect(remote: &Remote, client: reqwest::Client) -> Result<LegacySse, String> {
+    /// Events larger than `max_event` bytes (the server's `maxMessageSize`) end the
+    /// stream rather than being buffered.
+    pub async fn connect(
+        remote: &Remote,
+        client: reqwest::Client,
+        max_event: usize,
+    ) -> Result<LegacySse, String> {
         let base =
             reqwest::Url::parse(&remote.url).map_err(|e| format!("bad url {}: {e}", remote.url))?;
         let mut headers = HeaderMap::new();
@@ -59,7 +64,7 @@ impl LegacySse {
                 response.status().as_u16()
             ));
         }
-        let mut parser = EventParser::default();
+        let mut parser = EventParser::new(max_event);
         let endpoint = loop {
             let chunk = response
                 .chunk()
@@ -185,14 +190,25 @@ struct Event {
 }
 
 /// Incremental `text/event-stream` parsing: bytes in, complete events out.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct EventParser {
     buffer: Vec<u8>,
     name: String,
     data: Vec<String>,
+    /// The most bytes one event may take.
+    max: usize,
 }
 
 impl EventParser {
+    fn new(max: usize) -> EventParser {
+        EventParser {
+            buffer: Vec::new(),
+            name: String::new(),
+            data: Vec::new(),
+            max,
+        }
+    }
+
     fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, &'static str> {
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
@@ -223,8 +239,8 @@ impl EventParser {
             }
         }
         let pending: usize = self.buffer.len() + self.data.iter().map(String::len).sum::<usize>();
-        if pending > MAX_EVENT_BYTES {
-            return Err("an event exceeded 16 MiB");
+        if pending > self.max {
+            return Err("an event exceeded the server's maxMessageSize");
         }
         Ok(events)
     }
@@ -236,7 +252,7 @@ mod tests {
 
     #[test]
     fn events_across_chunks() {
-        let mut parser = EventParser::default();
+        let mut parser = EventParser::new(16 << 20);
         assert_eq!(
             parser
                 .feed(b"event: endpoint\r\ndata: /messages?session")
@@ -263,7 +279,7 @@ mod tests {
 
     #[test]
     fn oversized_events_are_refused() {
-        let mut parser = EventParser::default();
+        let mut parser = EventParser::new(16 << 20);
         let big = vec![b'x'; 17 * 1024 * 1024];
         assert!(parser.feed(b"data: ").is_ok());
         assert!(parser.feed(&big).is_err());
