@@ -10,8 +10,6 @@ use tokio::sync::mpsc;
 
 /// Messages buffered from the stream before the client reads them.
 const BUFFER: usize = 64;
-/// An event larger than this is dropped (and the stream with it): bounded memory.
-
 /// Why the SSE transport failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SseError {
