@@ -37,6 +37,9 @@ pub struct AgentOptions {
     /// Where the whole text of a cut tool result is saved, so that the user (and the
     /// model, told the path) can find it; `None` only cuts.
     pub output_dir: Option<std::path::PathBuf>,
+    /// How many times in a row a model whose tool call could not be read is told how
+    /// to call and asked again, before the run fails.
+    pub tool_call_retries: usize,
 }
 
 impl Default for AgentOptions {
@@ -49,6 +52,7 @@ impl Default for AgentOptions {
             approval: prise_config::Approval::default(),
             yes: false,
             output_dir: None,
+            tool_call_retries: 2,
         }
     }
 }
@@ -83,6 +87,16 @@ pub enum AgentEvent {
         name: String,
         /// Its arguments as the model wrote them.
         arguments: String,
+        /// It was read from the model's text, not from the API's tool-call field.
+        recovered: bool,
+    },
+    /// The model's reply meant to call a tool but the call could not be read from its
+    /// text; the model is told how to call and asked again when `again`.
+    UnreadableCall {
+        /// What was wrong, in a few words.
+        reason: String,
+        /// Whether the model is asked again (else the run fails).
+        again: bool,
     },
     /// The approval policy decided about a call.
     Approval {
@@ -172,6 +186,16 @@ pub enum AgentError {
         "the model was still calling tools when it reached max_turns ({0}); raise it (--max-turns) or narrow the question"
     )]
     MaxTurns(usize),
+    /// The model kept writing tool calls that could not be read.
+    #[error(
+        "the model kept writing tool calls that could not be read ({reason}; {tries} replies in a row)"
+    )]
+    UnreadableCall {
+        /// What was wrong with the last one.
+        reason: String,
+        /// How many replies in a row.
+        tries: usize,
+    },
 }
 
 /// A conversation between a model and the mounted tools.
@@ -324,21 +348,37 @@ impl Agent {
     }
 
     async fn turns(&mut self) -> Result<String, AgentError> {
+        // Replies that meant to call a tool but could not be read, in a row.
+        let mut unreadable = 0;
         for turn in 1..=self.options.max_turns {
             self.emit(AgentEvent::TurnStart { turn });
             let started = Instant::now();
             let mut reply = self.ask_model().await?;
+            let mut recovered = false;
+            let mut failed = None;
             if reply.tool_calls.is_empty() && self.model.recovers_tool_calls() {
                 let tools = &self.tools;
-                let recovered = crate::recover::tool_calls_in_text(&reply.text, &|name| {
-                    tools.exposed(name).is_some()
-                });
-                if !recovered.is_empty() {
-                    tracing::debug!("recovered {} tool call(s) written as text", recovered.len());
-                    reply.tool_calls = recovered;
+                let found = crate::recover::recover(&reply.text, &|name| tools.resolve(name));
+                if found.calls.is_empty() {
+                    failed = found.failed;
+                } else {
+                    reply.tool_calls = found.calls;
                     reply.text.clear();
+                    reply.stop = StopReason::ToolCalls;
+                    recovered = true;
                 }
             }
+            tracing::debug!(
+                turn,
+                "the model {}",
+                match (&failed, recovered, reply.tool_calls.len()) {
+                    (Some(_), _, _) =>
+                        "tried to call a tool in its text, and it could not be read".to_owned(),
+                    (None, true, n) => format!("wrote {n} tool call(s) in its text; recovered"),
+                    (None, false, 0) => "answered".to_owned(),
+                    (None, false, n) => format!("made {n} native tool call(s)"),
+                }
+            );
             self.emit(AgentEvent::TurnEnd {
                 turn,
                 elapsed: started.elapsed(),
@@ -349,6 +389,26 @@ impl Agent {
                 reply.text.clone(),
                 reply.tool_calls.clone(),
             ));
+            if let Some(reason) = failed {
+                // A reply that tried and failed is not an answer: the model is told
+                // once, briefly, how to call, and asked again.
+                let again = unreadable < self.options.tool_call_retries;
+                self.emit(AgentEvent::UnreadableCall {
+                    reason: reason.clone(),
+                    again,
+                });
+                if !again {
+                    return Err(AgentError::UnreadableCall {
+                        reason,
+                        tries: unreadable + 1,
+                    });
+                }
+                unreadable += 1;
+                self.history
+                    .push(Message::text(Role::User, how_to_call(&reason)));
+                continue;
+            }
+            unreadable = 0;
             if reply.tool_calls.is_empty() {
                 return Ok(reply.text);
             }
@@ -358,11 +418,16 @@ impl Agent {
                     id: call.id.clone(),
                     name: self.shown_name(&call.name).to_owned(),
                     arguments: call.arguments.clone(),
+                    recovered,
                 });
             }
-            let results =
-                futures::future::join_all(reply.tool_calls.iter().map(|call| self.call(call)))
-                    .await;
+            let results = futures::future::join_all(
+                reply
+                    .tool_calls
+                    .iter()
+                    .map(|call| self.call(call, recovered)),
+            )
+            .await;
             self.history.extend(results);
         }
         Err(AgentError::MaxTurns(self.options.max_turns))
@@ -397,7 +462,9 @@ impl Agent {
     /// Runs one tool call and returns the message the model reads: the result's text
     /// and images, or an error it can act on. Nothing here fails the run; the call's
     /// [`AgentEvent::ToolEnd`] is sent however it ends, dropped (cancelled) included.
-    async fn call(&self, call: &ToolCall) -> Message {
+    /// A call `recovered` from text has its arguments checked against the tool's
+    /// schema first (native calls come from the provider's own parser).
+    async fn call(&self, call: &ToolCall, recovered: bool) -> Message {
         let name = self.shown_name(&call.name).to_owned();
         let mut unfinished = Unfinished {
             events: self.events.clone(),
@@ -406,10 +473,15 @@ impl Agent {
             since: Instant::now(),
             pending: true,
         };
-        let settled = if call.name == READ_RESOURCE {
-            self.read_resource(call).await
+        let checked = if recovered {
+            self.checked(call)
         } else {
-            self.call_tool(call).await
+            Ok(call.clone())
+        };
+        let settled = match checked {
+            Err(problem) => Settled::not_run(ToolOutcome::Error, problem),
+            Ok(call) if call.name == READ_RESOURCE => self.read_resource(&call).await,
+            Ok(call) => self.call_tool(&call).await,
         };
         unfinished.pending = false;
         let text = cap(
@@ -431,6 +503,26 @@ impl Agent {
         Message {
             images: settled.images,
             ..Message::tool_result(call.id.clone(), text)
+        }
+    }
+
+    /// A recovered call with its arguments made to fit the tool's schema, or the error
+    /// that says what does not fit.
+    fn checked(&self, call: &ToolCall) -> Result<ToolCall, String> {
+        let Some(schema) = self.tools.parameters(&call.name) else {
+            return Ok(call.clone());
+        };
+        let mut arguments =
+            serde_json::from_str(&call.arguments).unwrap_or(serde_json::Value::Null);
+        match crate::recover::check_arguments(&mut arguments, schema) {
+            Ok(()) => Ok(ToolCall {
+                arguments: arguments.to_string(),
+                ..call.clone()
+            }),
+            Err(problem) => Err(format!(
+                "error: the call was not made: its arguments do not fit {}: {problem}. Call it again with arguments that fit.",
+                call.name
+            )),
         }
     }
 
@@ -569,6 +661,16 @@ fn resource_error(uri: &str, error: &prise_mcp::CallError) -> String {
         ),
         other => format!("error: reading {uri} failed: {other}"),
     }
+}
+
+/// What a model is told when its reply tried to call a tool and failed.
+fn how_to_call(reason: &str) -> String {
+    format!(
+        "Your last reply tried to call a tool, but the call could not be used: {reason}. Call tools with \
+         the tool-calling interface. If you cannot, reply with nothing but one line per call: \
+         <tool_call>{{\"name\": \"TOOL_NAME\", \"arguments\": {{...}}}}</tool_call> \
+         and do not write the tool's result yourself: it is sent to you after the call."
+    )
 }
 
 /// How one call was handled, before its text is cut for the model.

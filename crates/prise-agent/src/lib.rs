@@ -53,6 +53,7 @@
 
 mod agent;
 mod approve;
+pub mod configured;
 mod content;
 mod present;
 mod recover;
@@ -61,4 +62,4 @@ pub mod session;
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};
 pub use approve::{Answer, Approver, AskFuture, Refusal};
 pub use present::{READ_RESOURCE, ToolTable, is_hidden, model_name};
-pub use recover::tool_calls_in_text;
+pub use recover::{Recovered, check_arguments, recover};

@@ -94,6 +94,34 @@ impl ToolTable {
         self.read_only.contains(exposed)
     }
 
+    /// The model-facing name of the offered tool a model wrote as `written`: that name
+    /// itself, the exposed `server__tool`, or the tool's own name when only one server
+    /// has a tool of that name (small models drop the prefix).
+    pub fn resolve(&self, written: &str) -> Option<String> {
+        if self.exposed.contains_key(written)
+            || (written == READ_RESOURCE && self.parameters(READ_RESOURCE).is_some())
+        {
+            return Some(written.to_owned());
+        }
+        if let Some((model, _)) = self.exposed.iter().find(|(_, e)| e.as_str() == written) {
+            return Some(model.clone());
+        }
+        let suffix = format!("__{written}");
+        let mut owners = self.exposed.iter().filter(|(_, e)| e.ends_with(&suffix));
+        match (owners.next(), owners.next()) {
+            (Some((model, _)), None) => Some(model.clone()),
+            _ => None,
+        }
+    }
+
+    /// The parameters (as sent to the model) of the tool the model calls `model_name`.
+    pub fn parameters(&self, model_name: &str) -> Option<&Value> {
+        self.definitions
+            .iter()
+            .find(|d| d.name == model_name)
+            .map(|d| &d.parameters)
+    }
+
     /// The exposed name (`server__tool`) behind a name the model used.
     pub fn exposed(&self, model_name: &str) -> Option<&str> {
         self.exposed.get(model_name).map(String::as_str)

@@ -133,6 +133,11 @@ impl Config {
         model.images = model.images.or(theirs.images);
         model.max_output_tokens = model.max_output_tokens.or(theirs.max_output_tokens);
         model.idle_timeout = model.idle_timeout.or(theirs.idle_timeout);
+        model.temperature = model.temperature.or(theirs.temperature);
+        model.top_p = model.top_p.or(theirs.top_p);
+        model.seed = model.seed.or(theirs.seed);
+        model.tool_choice = model.tool_choice.take().or(theirs.tool_choice);
+        model.tool_call_retries = model.tool_call_retries.or(theirs.tool_call_retries);
         if !self.sets_approval && lower.sets_approval {
             self.approval = lower.approval;
             self.sets_approval = true;

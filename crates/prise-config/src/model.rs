@@ -315,6 +315,16 @@ pub struct ModelSettings {
     /// request is given up and tried again.
     #[serde(serialize_with = "optional_seconds")]
     pub idle_timeout: Option<Duration>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling (`top_p`).
+    pub top_p: Option<f64>,
+    /// Sampling seed, for repeatable runs where the server supports it.
+    pub seed: Option<u64>,
+    /// `auto`, `required` or `none`.
+    pub tool_choice: Option<String>,
+    /// How many times a model whose tool call could not be read is asked again.
+    pub tool_call_retries: Option<usize>,
 }
 
 fn optional_seconds<S: serde::Serializer>(

@@ -19,6 +19,25 @@ use crate::expand::{ExpandError, expand};
 use crate::jsonc::blank_comments;
 use crate::suggest::closest;
 
+/// The keys of the model section.
+const MODEL_KEYS: [&str; 15] = [
+    "name",
+    "baseUrl",
+    "apiKey",
+    "maxTurns",
+    "systemPrompt",
+    "maxToolOutput",
+    "toolCallRecovery",
+    "toolCallRetries",
+    "images",
+    "idleTimeout",
+    "maxOutputTokens",
+    "temperature",
+    "topP",
+    "seed",
+    "toolChoice",
+];
+
 /// The keys a server may have, for "did you mean".
 const SERVER_KEYS: [&str; 18] = [
     "type",
@@ -389,16 +408,64 @@ impl<'a> Parser<'a> {
                     model.tool_call_recovery = Some(self.value(value, "model.toolCallRecovery")?)
                 }
                 "images" => model.images = Some(self.value(value, "model.images")?),
+                "temperature" => {
+                    model.temperature = Some(self.ranged(value, "temperature", 0.0..=2.0)?)
+                }
+                "topP" => model.top_p = Some(self.ranged(value, "topP", 0.0..=1.0)?),
+                "seed" => model.seed = Some(self.value(value, "model.seed")?),
+                "toolCallRetries" => {
+                    model.tool_call_retries = Some(self.value(value, "model.toolCallRetries")?)
+                }
+                "toolChoice" => {
+                    let choice: String = self.value(value, "model.toolChoice")?;
+                    if !["auto", "required", "none"].contains(&choice.as_str()) {
+                        return Err(self.error(
+                            self.offset(value),
+                            format!("model.toolChoice: unknown choice \"{choice}\""),
+                            Some("use \"auto\" (the model decides), \"required\" (it must call a tool) or \"none\"".into()),
+                        ));
+                    }
+                    model.tool_choice = Some(choice);
+                }
                 other => {
+                    let typo = closest(other, MODEL_KEYS)
+                        .map(|k| format!("did you mean \"{k}\"? "))
+                        .unwrap_or_default();
                     return Err(self.error(
                         self.key_offset(value),
                         format!("model: unknown key \"{other}\""),
-                        Some("use \"name\", \"baseUrl\", \"apiKey\", \"maxTurns\", \"systemPrompt\", \"maxToolOutput\", \"toolCallRecovery\", \"images\", \"idleTimeout\" or \"maxOutputTokens\"".into()),
+                        Some(format!(
+                            "{typo}the keys are {}",
+                            MODEL_KEYS.map(|k| format!("\"{k}\"")).join(", ")
+                        )),
                     ));
                 }
             }
         }
         Ok(model)
+    }
+
+    /// A number of the model section within `range`.
+    fn ranged(
+        &self,
+        raw: &'a RawValue,
+        key: &str,
+        range: std::ops::RangeInclusive<f64>,
+    ) -> Result<f64, ConfigError> {
+        let value: f64 = self.value(raw, &format!("model.{key}"))?;
+        if range.contains(&value) {
+            Ok(value)
+        } else {
+            Err(self.error(
+                self.offset(raw),
+                format!(
+                    "model.{key} must be between {} and {}",
+                    range.start(),
+                    range.end()
+                ),
+                None,
+            ))
+        }
     }
 
     fn decision(&self, raw: &'a RawValue, what: &str) -> Result<Decision, ConfigError> {

@@ -27,6 +27,7 @@ pub struct Anthropic {
     retry: RetryPolicy,
     images: bool,
     max_output_tokens: u64,
+    sampling: crate::Sampling,
 }
 
 impl Anthropic {
@@ -49,6 +50,7 @@ impl Anthropic {
             retry: RetryPolicy::default(),
             images: true,
             max_output_tokens: options.max_output_tokens.unwrap_or(MAX_TOKENS),
+            sampling: options.sampling,
         })
     }
 
@@ -73,6 +75,21 @@ impl Anthropic {
     ) -> Result<Reply, ModelError> {
         let mut body = request_body(&self.model, messages, tools, self.images);
         body["max_tokens"] = self.max_output_tokens.into();
+        // Anthropic takes no seed.
+        if let Some(t) = self.sampling.temperature {
+            body["temperature"] = t.into();
+        }
+        if let Some(p) = self.sampling.top_p {
+            body["top_p"] = p.into();
+        }
+        if let (Some(choice), false) = (self.sampling.tool_choice, tools.is_empty()) {
+            let kind = match choice {
+                crate::ToolChoice::Auto => "auto",
+                crate::ToolChoice::Required => "any",
+                crate::ToolChoice::None => "none",
+            };
+            body["tool_choice"] = json!({"type": kind});
+        }
         let mut headers = vec![("anthropic-version", VERSION.to_owned())];
         if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.clone()));
@@ -204,6 +221,7 @@ async fn read_stream(
     let mut blocks: BTreeMap<u64, Block> = BTreeMap::new();
     let mut stop = StopReason::End;
     let mut usage = Usage::default();
+    let mut watch = crate::degenerate::Watch::default();
     while let Some(event) = stream.next().await {
         let event = event.map_err(|e| ModelError::Interrupted(format!("the stream broke: {e}")))?;
         let Some(data) = event.data else { continue };
@@ -238,6 +256,10 @@ async fn read_stream(
                         let piece = delta["text"].as_str().unwrap_or_default();
                         text.push_str(piece);
                         events(ModelEvent::TextDelta(piece.to_owned()));
+                        if let Some(how) = watch.push(piece) {
+                            stop = StopReason::Degenerate(how);
+                            break;
+                        }
                     }
                     (Some("input_json_delta"), Some(Block::Tool { input, .. })) => {
                         input.push_str(delta["partial_json"].as_str().unwrap_or_default())

@@ -12,6 +12,7 @@
 //! tool schemas adapted to what each provider parses.
 
 mod anthropic;
+mod degenerate;
 mod error;
 mod model;
 mod openai;
@@ -28,7 +29,7 @@ pub use model::Model;
 pub use openai::OpenAiCompatible;
 pub use retry::RetryPolicy;
 pub use schema::{SchemaDialect, adapt_schema};
-pub use send::{ClientOptions, DEFAULT_IDLE_TIMEOUT};
+pub use send::{ClientOptions, DEFAULT_IDLE_TIMEOUT, Sampling, ToolChoice};
 pub use spec::{Endpoint, ModelSpec, Provider};
 pub use types::{
     Image, Message, ModelEvent, Reply, Role, StopReason, ToolCall, ToolDefinition, Usage,

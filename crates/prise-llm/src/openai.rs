@@ -25,6 +25,7 @@ pub struct OpenAiCompatible {
     recover_tool_calls: bool,
     images: bool,
     max_output_tokens: Option<u64>,
+    sampling: crate::Sampling,
 }
 
 impl OpenAiCompatible {
@@ -50,6 +51,7 @@ impl OpenAiCompatible {
             recover_tool_calls: false,
             images: false,
             max_output_tokens: options.max_output_tokens,
+            sampling: options.sampling,
         })
     }
 
@@ -107,6 +109,24 @@ impl OpenAiCompatible {
         let mut body = request_body(&self.model, messages, tools, self.images);
         if let Some(tokens) = self.max_output_tokens {
             body[max_tokens_field(&self.endpoint.base_url)] = tokens.into();
+        }
+        let sampling = &self.sampling;
+        if let Some(t) = sampling.temperature {
+            body["temperature"] = t.into();
+        }
+        if let Some(p) = sampling.top_p {
+            body["top_p"] = p.into();
+        }
+        if let Some(seed) = sampling.seed {
+            body["seed"] = seed.into();
+        }
+        if let (Some(choice), false) = (sampling.tool_choice, tools.is_empty()) {
+            body["tool_choice"] = match choice {
+                crate::ToolChoice::Auto => "auto",
+                crate::ToolChoice::Required => "required",
+                crate::ToolChoice::None => "none",
+            }
+            .into();
         }
         let auth: Vec<(&str, String)> = match &self.endpoint.api_key {
             Some(key) => vec![("authorization", format!("Bearer {key}"))],
@@ -260,6 +280,7 @@ async fn read_stream(
     let mut stop = None;
     let mut usage = None;
     let mut thoughts = ThinkSplitter::default();
+    let mut watch = crate::degenerate::Watch::default();
     while let Some(event) = stream.next().await {
         let event = event.map_err(|e| ModelError::Interrupted(format!("the stream broke: {e}")))?;
         let Some(data) = event.data else { continue };
@@ -301,6 +322,11 @@ async fn read_stream(
         if let Some(piece) = delta["content"].as_str().filter(|p| !p.is_empty()) {
             for piece in thoughts.push(piece) {
                 emit(piece, &mut text, events);
+            }
+            // A small model that loops would write until its context is full.
+            if let Some(how) = watch.push(piece) {
+                stop = Some(StopReason::Degenerate(how));
+                break;
             }
         }
         for call in delta["tool_calls"].as_array().into_iter().flatten() {

@@ -14,8 +14,47 @@ use crate::types::{ModelEvent, Reply};
 /// on a CPU can read a long prompt for minutes before its first token.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// What every provider's client is told, the same way.
+/// Whether the model must, may or must not call tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// It chooses (every provider's default).
+    Auto,
+    /// It must call one (OpenAI's `required`, Anthropic's `any`).
+    Required,
+    /// It must not.
+    None,
+}
+
+impl std::str::FromStr for ToolChoice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ToolChoice, String> {
+        match text {
+            "auto" => Ok(ToolChoice::Auto),
+            "required" => Ok(ToolChoice::Required),
+            "none" => Ok(ToolChoice::None),
+            other => Err(format!(
+                "unknown tool choice {other:?}; use \"auto\", \"required\" or \"none\""
+            )),
+        }
+    }
+}
+
+/// How the model samples its reply; `None` leaves each to the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Sampling {
+    /// `temperature`.
+    pub temperature: Option<f64>,
+    /// `top_p`.
+    pub top_p: Option<f64>,
+    /// `seed` (OpenAI-compatible servers; Anthropic has none).
+    pub seed: Option<u64>,
+    /// `tool_choice`.
+    pub tool_choice: Option<ToolChoice>,
+}
+
+/// What every provider's client is told, the same way.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClientOptions {
     /// Give up on a connection silent this long (waiting for the reply or between two
     /// pieces of it); the request is then tried again as the retry policy says.
@@ -24,6 +63,8 @@ pub struct ClientOptions {
     /// most OpenAI-compatible servers, so a small model that loops writes until its
     /// context is full; 8192 for Anthropic, whose API requires a number).
     pub max_output_tokens: Option<u64>,
+    /// Temperature, top-p, seed and tool choice.
+    pub sampling: Sampling,
 }
 
 impl Default for ClientOptions {
@@ -31,6 +72,7 @@ impl Default for ClientOptions {
         ClientOptions {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_output_tokens: None,
+            sampling: Sampling::default(),
         }
     }
 }

@@ -10,7 +10,7 @@ pub const DEFAULT_OLLAMA: &str = "http://localhost:11434/v1";
 const GEMINI: &str = "https://generativelanguage.googleapis.com/v1beta/openai";
 
 /// Who serves the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
     /// Ollama (OpenAI-compatible, no key).
     Ollama,
@@ -191,7 +191,7 @@ mod tests {
     fn specs() {
         let spec: ModelSpec = "ollama:qwen2.5:7b".parse().unwrap();
         assert_eq!(
-            (spec.provider.clone(), spec.model.as_str()),
+            (spec.provider, spec.model.as_str()),
             (Provider::Ollama, "qwen2.5:7b")
         );
         assert_eq!(spec.to_string(), "ollama:qwen2.5:7b");

@@ -114,6 +114,9 @@ pub enum StopReason {
     ToolCalls,
     /// It hit the output limit.
     Length,
+    /// Its output degenerated (one piece over and over, a flood of blank lines) and
+    /// was cut there; says how.
+    Degenerate(String),
     /// Something else, as the provider named it.
     Other(String),
 }

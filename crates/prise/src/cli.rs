@@ -322,6 +322,34 @@ pub struct AgentArgs {
     /// it denies).
     #[arg(short, long)]
     pub yes: bool,
+    /// Sampling temperature [default: the config's "temperature", else 0.2 for local
+    /// models (ollama, openai-compatible) and the provider's own for hosted ones].
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling (top_p) [default: the config's "topP", else the provider's].
+    #[arg(long, value_name = "P")]
+    pub top_p: Option<f64>,
+    /// Sampling seed, for repeatable runs where the server supports it.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Whether the model must call a tool (required), may (auto) or must not (none).
+    #[arg(long, value_name = "CHOICE", value_parser = ["auto", "required", "none"])]
+    pub tool_choice: Option<String>,
+}
+
+impl AgentArgs {
+    /// What these flags say about the model, for `prise_agent::configured`.
+    pub fn model_choice(&self) -> prise_agent::configured::ModelChoice {
+        prise_agent::configured::ModelChoice {
+            name: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api_key: self.api_key.clone(),
+            temperature: self.temperature,
+            top_p: self.top_p,
+            seed: self.seed,
+            tool_choice: self.tool_choice.as_deref().and_then(|c| c.parse().ok()),
+        }
+    }
 }
 
 /// How `prise run` prints.

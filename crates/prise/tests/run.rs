@@ -296,9 +296,9 @@ async fn tools_that_need_approval_are_refused_without_a_person_unless_yes() {
         summary["toolCalls"],
         json!([
             {"id": "c1", "tool": "bad__echo", "arguments": {"message": "hi"}, "outcome": "refused",
-             "reason": "it needs approval, and nobody is there to give it", "elapsedMs": 0.0},
+             "recovered": false, "reason": "it needs approval, and nobody is there to give it", "elapsedMs": 0.0},
             {"id": "c2", "tool": "bad__env", "arguments": {}, "outcome": "refused",
-             "reason": "denied by the approval policy", "elapsedMs": 0.0},
+             "recovered": false, "reason": "denied by the approval policy", "elapsedMs": 0.0},
         ])
     );
 

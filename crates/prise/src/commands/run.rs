@@ -3,11 +3,10 @@
 use std::io::{IsTerminal, Read, Write};
 use std::sync::Arc;
 
+use prise_agent::configured;
 use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions, Refusal, ToolOutcome};
-use prise_config::{Config, ModelSettings};
-use prise_llm::{
-    Anthropic, ClientOptions, Model, ModelError, ModelSpec, OpenAiCompatible, Provider, StopReason,
-};
+use prise_config::Config;
+use prise_llm::{Model, ModelError, ModelSpec, StopReason};
 use prise_mcp::Mounts;
 
 use crate::cli::{AgentArgs, Output, RunArgs};
@@ -16,8 +15,8 @@ use crate::failure::Failure;
 use crate::output::{self, revealed};
 use prise_agent::session::Session;
 
-/// The model when neither flags nor configuration name one: a local Ollama.
-pub const DEFAULT_MODEL: &str = "ollama:qwen2.5";
+/// The model when neither flags nor configuration name one.
+pub use prise_agent::configured::DEFAULT_MODEL;
 
 /// Mounts the servers, asks the model, prints the final answer. The tool trace goes to
 /// stderr when it is a terminal.
@@ -70,6 +69,7 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
                     verdict: Err(refusal),
                     ..
                 } => print_refusal(name, *refusal),
+                AgentEvent::UnreadableCall { .. } => print_trace(&event),
                 _ => {}
             }
         }
@@ -86,8 +86,7 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
     }
     let answer = match outcome {
         Ok(answer) => answer,
-        Err(AgentError::Model(e)) => return Err(model_failure(e)),
-        Err(e @ AgentError::MaxTurns(_)) => return Err(Failure::Job(e.into())),
+        Err(error) => return Err(agent_failure(error, &model_name.to_string())),
     };
     let mut out = output::stdout();
     match output {
@@ -115,8 +114,33 @@ pub fn print_trace(event: &AgentEvent) {
     let p = |text: &str| revealed(text).into_owned();
     match event {
         AgentEvent::ToolStart {
-            name, arguments, ..
-        } => eprintln!("→ {} {}", p(name), p(arguments)),
+            name,
+            arguments,
+            recovered,
+            ..
+        } => eprintln!(
+            "→ {} {}{}",
+            p(name),
+            p(arguments),
+            if *recovered {
+                " (read from the model's text)"
+            } else {
+                ""
+            }
+        ),
+        AgentEvent::UnreadableCall { reason, again } => eprintln!(
+            "(the model's tool call could not be read: {}{})",
+            p(reason),
+            if *again {
+                "; it is told how and asked again"
+            } else {
+                ""
+            }
+        ),
+        AgentEvent::TurnEnd {
+            stop: StopReason::Degenerate(how),
+            ..
+        } => eprintln!("(the model's output degenerated, {how}; it was cut there)"),
         AgentEvent::ToolEnd {
             name,
             outcome: outcome @ (ToolOutcome::Ok | ToolOutcome::Error),
@@ -191,8 +215,12 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
             id,
             name,
             arguments,
+            recovered,
         } => {
-            json!({"type": "tool-start", "id": id, "tool": name, "arguments": arguments_json(arguments)})
+            json!({"type": "tool-start", "id": id, "tool": name, "arguments": arguments_json(arguments), "recovered": recovered})
+        }
+        AgentEvent::UnreadableCall { reason, again } => {
+            json!({"type": "unreadable-call", "reason": reason, "again": again})
         }
         AgentEvent::ToolEnd {
             id,
@@ -216,6 +244,7 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
                 StopReason::End => "end",
                 StopReason::ToolCalls => "tool-calls",
                 StopReason::Length => "length",
+                StopReason::Degenerate(_) => "degenerate",
                 StopReason::Other(other) => other,
             },
             "usage": usage.map(|u| json!({"input": u.input, "output": u.output})),
@@ -263,8 +292,10 @@ impl Summary {
                 id,
                 name,
                 arguments,
+                recovered,
             } => self.calls.push(json!({
                 "id": id, "tool": name, "arguments": arguments_json(arguments), "outcome": null,
+                "recovered": recovered,
             })),
             AgentEvent::Approval {
                 id,
@@ -307,64 +338,25 @@ impl Summary {
 
 /// Which model `--model`, the configuration or the default names.
 pub fn model_spec(args: &AgentArgs, config: Option<&Config>) -> Result<ModelSpec, Failure> {
-    args.model
-        .as_deref()
-        .or(config.and_then(|c| c.model.name.as_deref()))
-        .unwrap_or(DEFAULT_MODEL)
-        .parse()
-        .map_err(|e: String| Failure::usage(e, None))
+    let settings = config.map(|c| c.model.clone()).unwrap_or_default();
+    configured::model_spec(&args.model_choice(), &settings).map_err(build_failure)
 }
 
 /// The model named by `--model` (or `PRISE_MODEL`), else by the configuration's
-/// `"model"`, else [`DEFAULT_MODEL`]; its endpoint from flags, then the configuration,
-/// then the provider's usual environment variables.
+/// `"model"`, else the default (see `prise_agent::configured`).
 pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>, Failure> {
-    let settings = config.map(|c| &c.model);
-    let from_file =
-        |field: fn(&ModelSettings) -> Option<&String>| settings.and_then(field).map(String::as_str);
-    let spec = model_spec(args, config)?;
-    let endpoint = spec
-        .endpoint(
-            args.base_url
-                .as_deref()
-                .or(from_file(|s| s.base_url.as_ref())),
-            args.api_key
-                .as_deref()
-                .or(from_file(|s| s.api_key.as_ref())),
-            &|name| std::env::var(name).ok(),
-        )
-        .map_err(|e| Failure::usage(e, None))?;
-    let recovery = settings.and_then(|s| s.tool_call_recovery);
-    let options = ClientOptions {
-        idle_timeout: settings
-            .and_then(|s| s.idle_timeout)
-            .unwrap_or(prise_llm::DEFAULT_IDLE_TIMEOUT),
-        max_output_tokens: settings.and_then(|s| s.max_output_tokens).map(|n| n as u64),
-    };
-    // Hosted models see images; most local ones do not (a vision model says so in the
-    // configuration).
-    let images = settings.and_then(|s| s.images).unwrap_or(matches!(
-        spec.provider,
-        Provider::OpenAi | Provider::Anthropic | Provider::Gemini
-    ));
-    Ok(match spec.provider {
-        Provider::Anthropic => {
-            let client =
-                Anthropic::with_options(endpoint, spec.model, options).map_err(model_failure)?;
-            Box::new(client.with_images(images))
-        }
-        // Small local models often write tool calls as text; hosted ones do not.
-        provider => {
-            let local = matches!(provider, Provider::Ollama | Provider::OpenAiCompatible);
-            let client = OpenAiCompatible::with_options(endpoint, spec.model, options)
-                .map_err(model_failure)?;
-            Box::new(
-                client
-                    .with_tool_call_recovery(recovery.unwrap_or(local))
-                    .with_images(images),
-            )
-        }
+    let settings = config.map(|c| c.model.clone()).unwrap_or_default();
+    configured::build_model(&args.model_choice(), &settings, &|name| {
+        std::env::var(name).ok()
     })
+    .map_err(build_failure)
+}
+
+fn build_failure(error: configured::BuildError) -> Failure {
+    match error {
+        configured::BuildError::Setting(message) => Failure::usage(message, None),
+        configured::BuildError::Model(error) => model_failure(error),
+    }
 }
 
 /// Mounts the configured servers and builds an agent over them with `model`, the
@@ -379,24 +371,34 @@ pub async fn agent(
         .as_ref()
         .map(|c| (c.approval.clone(), c.model.clone()))
         .unwrap_or_default();
-    let defaults = AgentOptions::default();
     let mounts = Arc::new(servers.mount_for(Wanted::All).await?);
+    let from_settings = configured::agent_options(&settings);
     let options = AgentOptions {
-        max_turns: args
-            .max_turns
-            .or(settings.max_turns)
-            .unwrap_or(defaults.max_turns),
-        system_prompt: settings.system_prompt.unwrap_or(defaults.system_prompt),
-        max_tool_output: settings.max_tool_output.unwrap_or(defaults.max_tool_output),
+        max_turns: args.max_turns.unwrap_or(from_settings.max_turns),
         approval,
         yes: args.yes,
         output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
+        ..from_settings
     };
     let mut agent = Agent::new(model, mounts.clone(), options);
     if let Some(approver) = crate::approver::for_this_session() {
         agent = agent.with_approver(approver);
     }
     Ok((agent, mounts))
+}
+
+/// A run that ended without an answer, for the person: what helps when a model could
+/// not call tools.
+pub fn agent_failure(error: AgentError, model: &str) -> Failure {
+    match error {
+        AgentError::Model(e) => model_failure(e),
+        e @ AgentError::MaxTurns(_) => Failure::Job(e.into()),
+        AgentError::UnreadableCall { reason, tries } => Failure::Job(anyhow::anyhow!(
+            "{model} kept writing tool calls that could not be read ({reason}; {tries} replies in a row). \
+             What helps: native tool calling on its server (llama-server --jinja; a tool-capable model \
+             in Ollama), a larger model, or --tool-choice required"
+        )),
+    }
 }
 
 /// A session that cannot be opened is the user's to fix.

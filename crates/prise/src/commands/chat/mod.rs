@@ -20,7 +20,9 @@ use screen::{print_events, print_servers, print_tools};
 
 use crate::cli::ChatArgs;
 use crate::commands::mounted::Servers;
-use crate::commands::run::{agent, model, model_failure, model_spec, session_failure};
+use crate::commands::run::{
+    agent, agent_failure, model, model_failure, model_spec, session_failure,
+};
 use crate::failure::Failure;
 use prise_agent::session::{Session, last_exchanges, transcript};
 
@@ -165,7 +167,10 @@ pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
                         Failure::Job(error) => eprintln!("\nerror: {error:#}"),
                         failure => return Err(failure),
                     },
-                    Err(e) => eprintln!("\nerror: {e}"),
+                    Err(e) => match agent_failure(e, &model_name.to_string()) {
+                        Failure::Job(error) => eprintln!("\nerror: {error:#}"),
+                        failure => return Err(failure),
+                    },
                 }
             }
             _ = tokio::signal::ctrl_c() => {
