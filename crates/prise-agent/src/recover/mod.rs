@@ -179,3 +179,145 @@ fn canonical(value: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const TOOLS: [&str; 3] = [
+        "weather__get_weather",
+        "time__get_current_time",
+        "docs__grep_docs",
+    ];
+
+    fn resolve(name: &str) -> Option<String> {
+        if TOOLS.contains(&name) {
+            return Some(name.to_owned());
+        }
+        let mut owners = TOOLS.iter().filter(|t| t.ends_with(&format!("__{name}")));
+        match (owners.next(), owners.next()) {
+            (Some(t), None) => Some((*t).to_owned()),
+            _ => None,
+        }
+    }
+
+    /// The calls read from `text`, as (name, arguments).
+    fn calls(text: &str) -> Vec<(String, Value)> {
+        recover(text, &resolve)
+            .calls
+            .into_iter()
+            .map(|c| (c.name, serde_json::from_str(&c.arguments).unwrap()))
+            .collect()
+    }
+
+    fn weather(city: &str) -> (String, Value) {
+        ("weather__get_weather".to_owned(), json!({"city": city}))
+    }
+
+    fn time(zone: &str) -> (String, Value) {
+        (
+            "time__get_current_time".to_owned(),
+            json!({"timezone": zone}),
+        )
+    }
+
+    /// Each reply with the calls it means, in order.
+    #[test]
+    fn the_forms_models_write() {
+        let corpus: Vec<(&str, String, Vec<(String, Value)>)> = vec![
+            ("bare JSON", r#"{"name": "weather__get_weather", "arguments": {"city": "Paris"}}"#.into(), vec![weather("Paris")]),
+            ("fenced, parameters", "Let me check.\n```json\n{\"name\": \"weather__get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n```".into(), vec![weather("Paris")]),
+            ("Hermes tags, string arguments", "<tool_call>\n{\"name\": \"weather__get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}\n</tool_call>".into(), vec![weather("Paris")]),
+            ("two Hermes calls", "<tool_call>\n{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"time__get_current_time\", \"arguments\": {\"timezone\": \"Europe/Paris\"}}\n</tool_call>".into(), vec![weather("Paris"), time("Europe/Paris")]),
+            ("Qwen <tools> block, one object a line", "<tools>\n{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"shanghai\"}}\n{\"name\": \"time__get_current_time\", \"arguments\": {\"timezone\": \"Asia/Shanghai\"}}\n</tools>".into(), vec![weather("shanghai"), time("Asia/Shanghai")]),
+            ("several objects in one fence", "```json\n{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Rome\"}}\n```".into(), vec![weather("Oslo"), weather("Rome")]),
+            ("a <tool> element", r#"I'll call it: <tool name="weather__get_weather" arguments='{"city": "shanghai"}'/>"#.into(), vec![weather("shanghai")]),
+            ("a <function> element", r#"<function name="time__get_current_time" arguments='{"timezone": "UTC"}'></function>"#.into(), vec![time("UTC")]),
+            ("Llama's <function=...>", r#"<function=weather__get_weather>{"city": "Lima"}</function>"#.into(), vec![weather("Lima")]),
+            ("<response> in prose", "Sure! <response>{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Cairo\"}}</response> Done.".into(), vec![weather("Cairo")]),
+            ("doubled braces", r#"{{"name": "weather__get_weather", "arguments": {"city": "Lyon"}}}"#.into(), vec![weather("Lyon")]),
+            ("Python style", "weather__get_weather(city=\"shanghai\")".into(), vec![weather("shanghai")]),
+            ("a pythonic list", "[weather__get_weather(city='Kyiv'), time__get_current_time(timezone=\"Europe/Kyiv\")]".into(), vec![weather("Kyiv"), time("Europe/Kyiv")]),
+            ("Llama 3 python_tag", "<|python_tag|>{\"name\": \"weather__get_weather\", \"parameters\": {\"city\": \"Quito\"}}<|eom_id|>".into(), vec![weather("Quito")]),
+            ("Mistral [TOOL_CALLS] array", "[TOOL_CALLS] [{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Nice\"}}]".into(), vec![weather("Nice")]),
+            ("Mistral name[ARGS]", "[TOOL_CALLS]weather__get_weather[ARGS]{\"city\": \"Nice\"}[TOOL_CALLS]time__get_current_time[ARGS]{\"timezone\": \"UTC\"}".into(), vec![weather("Nice"), time("UTC")]),
+            ("Qwen3-Coder XML", "<tool_call>\n<function=weather__get_weather>\n<parameter=city>\nSan Francisco\n</parameter>\n</function>\n</tool_call>".into(), vec![weather("San Francisco")]),
+            ("Granite", "<|tool_call|>[{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Bern\"}}]".into(), vec![weather("Bern")]),
+            ("Phi-4-mini", "<|tool_call|>[{\"name\": \"time__get_current_time\", \"arguments\": {\"timezone\": \"UTC\"}}]<|/tool_call|>".into(), vec![time("UTC")]),
+            ("Phi-4 functools", "functools[{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Pune\"}}]".into(), vec![weather("Pune")]),
+            ("DeepSeek V3", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>weather__get_weather\n```json\n{\"city\": \"Seoul\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>".into(), vec![weather("Seoul")]),
+            ("DeepSeek V3.1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>time__get_current_time<｜tool▁sep｜>{\"timezone\": \"Asia/Seoul\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>".into(), vec![time("Asia/Seoul")]),
+            ("Gemma tool_code", "```tool_code\nweather__get_weather(city=\"Accra\")\n```".into(), vec![weather("Accra")]),
+            ("OpenAI-shaped text", r#"{"tool_calls": [{"type": "function", "function": {"name": "weather__get_weather", "arguments": "{\"city\": \"Doha\"}"}}]}"#.into(), vec![weather("Doha")]),
+            ("invoke XML", "<invoke name=\"weather__get_weather\">\n<parameter name=\"city\">Hanoi</parameter>\n</invoke>".into(), vec![weather("Hanoi")]),
+            ("the tool's own name", r#"{"name": "get_weather", "arguments": {"city": "Riga"}}"#.into(), vec![weather("Riga")]),
+            ("the same call twice", "<tool_call>{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>\n```json\n{\"arguments\": {\"city\": \"Oslo\"}, \"name\": \"weather__get_weather\"}\n```".into(), vec![weather("Oslo")]),
+            ("a call, then an invented response", "<tool_call>{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>\n<tool_response>{\"temp\": 3}</tool_response>\n<tool_call>{\"name\": \"time__get_current_time\", \"arguments\": {\"timezone\": \"UTC\"}}</tool_call>".into(), vec![weather("Oslo")]),
+        ];
+        for (form, text, expected) in corpus {
+            assert_eq!(calls(&text), expected, "{form}: {text}");
+            assert_eq!(recover(&text, &resolve).failed, None, "{form}");
+        }
+    }
+
+    /// Replies that mean no call: what is run, and what the model is told.
+    #[test]
+    fn replies_that_mean_no_call() {
+        let none: Vec<(&str, &str, Option<&str>)> = vec![
+            ("a plain answer", "It is 21 °C in Paris.", None),
+            (
+                "an answer naming a tool",
+                "I used weather__get_weather, and it says 21 °C.",
+                None,
+            ),
+            (
+                "a name in a sentence with a parenthesis",
+                "The tool weather__get_weather(city) takes a city.",
+                None,
+            ),
+            (
+                "JSON that is no call",
+                r#"{"city": "Paris", "temp": 21}"#,
+                None,
+            ),
+            (
+                "an invented result",
+                "Let's assume the result is: {\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Paris\"}, \"result\": {\"temp\": 21}}",
+                Some("it wrote a tool's result itself instead of calling the tool"),
+            ),
+            (
+                "an empty block",
+                "<tools>\n</tools>",
+                Some("its tool-call block is empty"),
+            ),
+            (
+                "an unknown tool",
+                r#"{"name": "rm_rf", "arguments": {}}"#,
+                Some("there is no tool named rm_rf"),
+            ),
+            (
+                "broken JSON",
+                "{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Paris\"",
+                Some("its call of weather__get_weather is not valid JSON"),
+            ),
+            (
+                "a Python call that cannot be read",
+                "weather__get_weather(\"Paris\")",
+                Some(
+                    "its call of weather__get_weather could not be read (write arguments as name=value)",
+                ),
+            ),
+            (
+                "only an invented tool response",
+                "<tool_response>{\"temp\": 3}</tool_response> It is 3 °C.",
+                Some("it wrote a tool's result itself instead of calling the tool"),
+            ),
+        ];
+        for (form, text, failed) in none {
+            let found = recover(text, &resolve);
+            assert!(found.calls.is_empty(), "{form}: {:?}", found.calls);
+            assert_eq!(found.failed.as_deref(), failed, "{form}");
+        }
+    }
+}
