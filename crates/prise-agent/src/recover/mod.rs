@@ -203,7 +203,7 @@ mod tests {
     }
 
     /// The calls read from `text`, as (name, arguments).
-    fn calls(text: &str) -> Vec<(String, Value)> {
+    fn calls(text: &str) -> Vec<Call> {
         recover(text, &resolve)
             .calls
             .into_iter()
@@ -211,21 +211,24 @@ mod tests {
             .collect()
     }
 
-    fn weather(city: &str) -> (String, Value) {
+    fn weather(city: &str) -> Call {
         ("weather__get_weather".to_owned(), json!({"city": city}))
     }
 
-    fn time(zone: &str) -> (String, Value) {
+    fn time(zone: &str) -> Call {
         (
             "time__get_current_time".to_owned(),
             json!({"timezone": zone}),
         )
     }
 
+    /// A call as (name, arguments).
+    type Call = (String, Value);
+
     /// Each reply with the calls it means, in order.
     #[test]
     fn the_forms_models_write() {
-        let corpus: Vec<(&str, String, Vec<(String, Value)>)> = vec![
+        let corpus: Vec<(&str, String, Vec<Call>)> = vec![
             ("bare JSON", r#"{"name": "weather__get_weather", "arguments": {"city": "Paris"}}"#.into(), vec![weather("Paris")]),
             ("fenced, parameters", "Let me check.\n```json\n{\"name\": \"weather__get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n```".into(), vec![weather("Paris")]),
             ("Hermes tags, string arguments", "<tool_call>\n{\"name\": \"weather__get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}\n</tool_call>".into(), vec![weather("Paris")]),
