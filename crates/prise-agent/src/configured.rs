@@ -6,8 +6,8 @@
 
 use prise_config::ModelSettings;
 use prise_llm::{
-    Anthropic, ClientOptions, Model, ModelError, ModelSpec, OpenAiCompatible, Provider, Sampling,
-    ToolChoice,
+    Anthropic, ClientOptions, Endpoint, Model, ModelError, ModelSpec, OpenAiCompatible, Provider,
+    Sampling, ToolChoice,
 };
 
 use crate::AgentOptions;
@@ -68,13 +68,13 @@ pub fn model_spec(choice: &ModelChoice, settings: &ModelSettings) -> Result<Mode
         .map_err(BuildError::Setting)
 }
 
-/// The client for the model `choice` and `settings` name, its endpoint from them and
-/// then from the provider's environment variables (`env`).
-pub fn build_model(
+/// The model `choice` and `settings` name, and where it is served: from them, then
+/// from the provider's environment variables (`env`).
+pub fn endpoint(
     choice: &ModelChoice,
     settings: &ModelSettings,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Box<dyn Model>, BuildError> {
+) -> Result<(ModelSpec, Endpoint), BuildError> {
     let spec = model_spec(choice, settings)?;
     let endpoint = spec
         .endpoint(
@@ -83,6 +83,41 @@ pub fn build_model(
             env,
         )
         .map_err(BuildError::Setting)?;
+    Ok((spec, endpoint))
+}
+
+/// Why a model the endpoint answered 404 for is missing, when the endpoint can say:
+/// the models it serves, and for Ollama how to fetch the one asked for.
+pub async fn missing_model(spec: &ModelSpec, endpoint: &Endpoint) -> Option<String> {
+    let served = prise_llm::available_models(spec.provider, endpoint)
+        .await
+        .ok()?;
+    if served.iter().any(|name| *name == spec.model) {
+        return None;
+    }
+    let fetch = match spec.provider {
+        Provider::Ollama => format!("; `ollama pull {}` fetches it", spec.model),
+        _ => String::new(),
+    };
+    let list = if served.is_empty() {
+        "it serves no model".to_owned()
+    } else {
+        format!("it serves {}", served.join(", "))
+    };
+    Some(format!(
+        "model {} not found on {}: {list}{fetch}",
+        spec.model, endpoint.base_url
+    ))
+}
+
+/// The client for the model `choice` and `settings` name, its endpoint from them and
+/// then from the provider's environment variables (`env`).
+pub fn build_model(
+    choice: &ModelChoice,
+    settings: &ModelSettings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Box<dyn Model>, BuildError> {
+    let (spec, endpoint) = endpoint(choice, settings, env)?;
     let local = is_local(spec.provider);
     let tool_choice = match (choice.tool_choice, settings.tool_choice.as_deref()) {
         (Some(choice), _) => Some(choice),

@@ -209,7 +209,7 @@ fn error_message(body: &str) -> String {
 
 /// The innermost cause of a request error ("Connection refused"), which reqwest keeps
 /// several sources deep.
-fn system_cause(error: &reqwest::Error) -> String {
+pub(crate) fn system_cause(error: &reqwest::Error) -> String {
     let mut current: &dyn std::error::Error = error;
     while let Some(next) = current.source() {
         current = next;

@@ -81,6 +81,9 @@ pub enum Command {
     Chat(ChatArgs),
     /// List saved sessions (chat --resume ID, run --session ID), the latest first.
     Sessions(Json),
+    /// List the models the model endpoint serves (Ollama, llama.cpp, LM Studio, vLLM,
+    /// OpenAI, Anthropic, Gemini).
+    Models(ModelsArgs),
     /// Add a server to a configuration file (the project's .mcp.json unless --scope
     /// user or --config FILE).
     Add(AddArgs),
@@ -300,9 +303,9 @@ pub struct ChatArgs {
     pub resume: Option<String>,
 }
 
-/// The model and the agent's limits, for `run` and `chat`.
+/// Which model, and where it is served.
 #[derive(Debug, Args)]
-pub struct AgentArgs {
+pub struct WhichModel {
     /// The model, as provider:model (ollama:qwen2.5, openai:gpt-4o-mini,
     /// anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, openai-compatible:NAME with
     /// --base-url) [default: the config's "model", else
@@ -315,6 +318,23 @@ pub struct AgentArgs {
     /// The API key (better: OPENAI_API_KEY or ANTHROPIC_API_KEY).
     #[arg(long, value_name = "KEY")]
     pub api_key: Option<String>,
+}
+
+/// Arguments of `prise models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    #[command(flatten)]
+    pub which: WhichModel,
+    /// Print JSON: the names, as an array.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The model and the agent's limits, for `run` and `chat`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    #[command(flatten)]
+    pub which: WhichModel,
     /// Model turns allowed before giving up [default: the config's "maxTurns", else 20].
     #[arg(long)]
     pub max_turns: Option<usize>,
@@ -341,13 +361,23 @@ impl AgentArgs {
     /// What these flags say about the model, for `prise_agent::configured`.
     pub fn model_choice(&self) -> prise_agent::configured::ModelChoice {
         prise_agent::configured::ModelChoice {
-            name: self.model.clone(),
-            base_url: self.base_url.clone(),
-            api_key: self.api_key.clone(),
             temperature: self.temperature,
             top_p: self.top_p,
             seed: self.seed,
             tool_choice: self.tool_choice.as_deref().and_then(|c| c.parse().ok()),
+            ..self.which.model_choice()
+        }
+    }
+}
+
+impl WhichModel {
+    /// The model and endpoint these flags name.
+    pub fn model_choice(&self) -> prise_agent::configured::ModelChoice {
+        prise_agent::configured::ModelChoice {
+            name: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api_key: self.api_key.clone(),
+            ..Default::default()
         }
     }
 }

@@ -76,6 +76,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     Command::Prompts(args) => commands::inspect::prompts(servers, args).await,
                     Command::Prompt(args) => commands::inspect::prompt(servers, args).await,
                     Command::Run(args) => commands::run::run(servers, args).await,
+                    Command::Models(args) => commands::models::list(servers.config, args).await,
                     _ => unreachable!("handled above"),
                 }
             }))

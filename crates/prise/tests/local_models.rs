@@ -464,3 +464,74 @@ async fn a_degenerate_stream_is_cut() {
     assert!(stdout.contains(r#""stop":"degenerate""#), "{stdout}");
     assert!(!stdout.contains("never read"), "{stdout}");
 }
+
+/// The first run with a local server: `prise models` says what it serves, and a model
+/// it lacks is named with how to get it, not a bare 404.
+#[tokio::test]
+async fn models_are_listed_and_a_missing_one_is_explained() {
+    let home = tempfile::tempdir().unwrap();
+    let served = || {
+        Scripted::Json(
+            json!({"object": "list", "data": [{"id": "qwen2.5:1.5b"}, {"id": "llama3.2"}]}),
+        )
+    };
+    let model = ScriptedModel::start(vec![served(), served()]).await;
+    let models = |extra: &[&str]| {
+        let mut args = vec![
+            "models".to_owned(),
+            "-m".to_owned(),
+            "ollama:llama3.2".to_owned(),
+            "--base-url".to_owned(),
+            model.url.clone(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let out = prise(home.path(), models(&[]), "").await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "llama3.2  (the model in use)\nqwen2.5:1.5b\n"
+    );
+    let out = prise(home.path(), models(&["--json"]), "").await;
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        json!(["llama3.2", "qwen2.5:1.5b"])
+    );
+    assert!(model.requests().iter().all(|r| r.path == "/v1/models"));
+
+    let model = ScriptedModel::start(vec![
+        Scripted::Status(404, vec![("content-type", "application/json")], r#"{"error": {"message": "model \"qwen9\" not found, try pulling it first", "type": "api_error"}}"#),
+        served(),
+    ])
+    .await;
+    let out = prise(
+        home.path(),
+        [
+            "run",
+            "-m",
+            "ollama:qwen9",
+            "--base-url",
+            &model.url,
+            "-p",
+            "hi",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        "",
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: model qwen9 not found on {}: it serves llama3.2, qwen2.5:1.5b; `ollama pull qwen9` fetches it\nhint: `prise models` lists them\n",
+            model.url
+        )
+    );
+}

@@ -5,6 +5,7 @@ pub mod config;
 mod describe;
 pub mod edit;
 pub mod inspect;
+pub mod models;
 pub mod mounted;
 mod prompt_arguments;
 pub mod run;

@@ -37,6 +37,11 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
         ));
     }
     let model_name = model_spec(&args.agent, servers.config.as_ref())?;
+    let settings = servers
+        .config
+        .as_ref()
+        .map(|c| c.model.clone())
+        .unwrap_or_default();
     let (mut agent, mounts) = agent(servers, &args.agent, model).await?;
     let mut session = match &args.session {
         Some(id) => {
@@ -86,6 +91,9 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
     }
     let answer = match outcome {
         Ok(answer) => answer,
+        Err(AgentError::Model(error)) => {
+            return Err(explained(error, &args.agent, &settings).await);
+        }
         Err(error) => return Err(agent_failure(error, &model_name.to_string())),
     };
     let mut out = output::stdout();
@@ -352,7 +360,8 @@ pub fn model(args: &AgentArgs, config: Option<&Config>) -> Result<Box<dyn Model>
     .map_err(build_failure)
 }
 
-fn build_failure(error: configured::BuildError) -> Failure {
+/// A model that cannot be built is the user's to fix (see [`model_failure`]).
+pub fn build_failure(error: configured::BuildError) -> Failure {
     match error {
         configured::BuildError::Setting(message) => Failure::usage(message, None),
         configured::BuildError::Model(error) => model_failure(error),
@@ -385,6 +394,25 @@ pub async fn agent(
         agent = agent.with_approver(approver);
     }
     Ok((agent, mounts))
+}
+
+/// A model error, with the models the endpoint serves when it said 404 for the one
+/// asked for (Ollama: "model not found, try pulling it first").
+pub async fn explained(
+    error: ModelError,
+    args: &AgentArgs,
+    settings: &prise_config::ModelSettings,
+) -> Failure {
+    if let ModelError::Rejected { status: 404, .. } = &error
+        && let Ok((spec, endpoint)) =
+            configured::endpoint(&args.model_choice(), settings, &|name| {
+                std::env::var(name).ok()
+            })
+        && let Some(why) = configured::missing_model(&spec, &endpoint).await
+    {
+        return Failure::usage(why, "`prise models` lists them".to_owned());
+    }
+    model_failure(error)
 }
 
 /// A run that ended without an answer, for the person: what helps when a model could

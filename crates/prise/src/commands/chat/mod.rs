@@ -20,9 +20,7 @@ use screen::{print_events, print_servers, print_tools};
 
 use crate::cli::ChatArgs;
 use crate::commands::mounted::Servers;
-use crate::commands::run::{
-    agent, agent_failure, model, model_failure, model_spec, session_failure,
-};
+use crate::commands::run::{agent, agent_failure, explained, model, model_spec, session_failure};
 use crate::failure::Failure;
 use prise_agent::session::{Session, last_exchanges, transcript};
 
@@ -32,6 +30,11 @@ const HELP: &str =
 /// Runs the conversation until end of input or `/quit`.
 pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
     let model_name = model_spec(&args.agent, servers.config.as_ref())?;
+    let settings = servers
+        .config
+        .as_ref()
+        .map(|c| c.model.clone())
+        .unwrap_or_default();
     let model = model(&args.agent, servers.config.as_ref())?;
     // Ctrl-C while mounting ends the chat (and every server started so far); after
     // that, it cancels a turn.
@@ -163,7 +166,7 @@ pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
                     Ok(_) => println!(),
                     // A model that cannot be reached ends the chat; one that failed this
                     // turn does not.
-                    Err(AgentError::Model(e)) => match model_failure(e) {
+                    Err(AgentError::Model(e)) => match explained(e, &args.agent, &settings).await {
                         Failure::Job(error) => eprintln!("\nerror: {error:#}"),
                         failure => return Err(failure),
                     },
