@@ -92,7 +92,7 @@ pub async fn missing_model(spec: &ModelSpec, endpoint: &Endpoint) -> Option<Stri
     let served = prise_llm::available_models(spec.provider, endpoint)
         .await
         .ok()?;
-    if served.iter().any(|name| *name == spec.model) {
+    if served.contains(&spec.model) {
         return None;
     }
     let fetch = match spec.provider {
