@@ -442,6 +442,13 @@ async fn a_degenerate_stream_is_cut() {
         .collect();
     let end = lines.iter().find(|l| l["type"] == "turn-end").unwrap();
     assert_eq!(end["stop"], "degenerate");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "(the model's output degenerated, \"very \" repeated over 400 times; it was cut there)"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let answer = lines.last().unwrap()["text"].as_str().unwrap().to_owned();
     assert!(answer.starts_with("The weather is very very"), "{answer}");
     assert!(answer.len() < 5000, "cut after {} characters", answer.len());

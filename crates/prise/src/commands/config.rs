@@ -218,6 +218,21 @@ fn describe_model(out: &mut impl Write, model: &ModelSettings) -> std::io::Resul
     if let Some(idle) = model.idle_timeout {
         parts.push(format!("silent endpoint given up after {idle:?}"));
     }
+    if let Some(t) = model.temperature {
+        parts.push(format!("temperature {t}"));
+    }
+    if let Some(p) = model.top_p {
+        parts.push(format!("top-p {p}"));
+    }
+    if let Some(seed) = model.seed {
+        parts.push(format!("seed {seed}"));
+    }
+    if let Some(choice) = &model.tool_choice {
+        parts.push(format!("tool choice {choice}"));
+    }
+    if let Some(retries) = model.tool_call_retries {
+        parts.push(format!("unreadable tool calls retried {retries} times"));
+    }
     match model.images {
         Some(true) => parts.push("sees images".to_owned()),
         Some(false) => parts.push("no images".to_owned()),

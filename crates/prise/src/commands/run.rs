@@ -74,7 +74,12 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
                     verdict: Err(refusal),
                     ..
                 } => print_refusal(name, *refusal),
-                AgentEvent::UnreadableCall { .. } => print_trace(&event),
+                // Said whether or not a person watches: the answer is not what it seems.
+                AgentEvent::UnreadableCall { .. }
+                | AgentEvent::TurnEnd {
+                    stop: StopReason::Degenerate(_) | StopReason::Length,
+                    ..
+                } => print_trace(&event),
                 _ => {}
             }
         }
