@@ -45,6 +45,14 @@ impl Servers {
         })
     }
 
+    /// The configuration's `"model"` section (empty without a configuration).
+    pub fn model_settings(&self) -> prise_config::ModelSettings {
+        self.config
+            .as_ref()
+            .map(|c| c.model.clone())
+            .unwrap_or_default()
+    }
+
     /// Whether a server of this name is configured (or, with no configuration, is the
     /// embedded one).
     pub fn has_server(&self, name: &str) -> bool {

@@ -37,11 +37,7 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
         ));
     }
     let model_name = model_spec(&args.agent, servers.config.as_ref())?;
-    let settings = servers
-        .config
-        .as_ref()
-        .map(|c| c.model.clone())
-        .unwrap_or_default();
+    let settings = servers.model_settings();
     let (mut agent, mounts) = agent(servers, &args.agent, model).await?;
     let mut session = match &args.session {
         Some(id) => {

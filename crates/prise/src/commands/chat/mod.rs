@@ -30,11 +30,7 @@ const HELP: &str =
 /// Runs the conversation until end of input or `/quit`.
 pub async fn run(servers: Servers, args: ChatArgs) -> Result<(), Failure> {
     let model_name = model_spec(&args.agent, servers.config.as_ref())?;
-    let settings = servers
-        .config
-        .as_ref()
-        .map(|c| c.model.clone())
-        .unwrap_or_default();
+    let settings = servers.model_settings();
     let model = model(&args.agent, servers.config.as_ref())?;
     // Ctrl-C while mounting ends the chat (and every server started so far); after
     // that, it cancels a turn.
