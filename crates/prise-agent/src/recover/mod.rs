@@ -248,7 +248,7 @@ mod tests {
             ("Qwen3-Coder XML", "<tool_call>\n<function=weather__get_weather>\n<parameter=city>\nSan Francisco\n</parameter>\n</function>\n</tool_call>".into(), vec![weather("San Francisco")]),
             ("Granite", "<|tool_call|>[{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Bern\"}}]".into(), vec![weather("Bern")]),
             ("Phi-4-mini", "<|tool_call|>[{\"name\": \"time__get_current_time\", \"arguments\": {\"timezone\": \"UTC\"}}]<|/tool_call|>".into(), vec![time("UTC")]),
-            ("Phi-4 functools", "functools[{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Pune\"}}]".into(), vec![weather("Pune")]),
+            ("Phi-4-mini functools", "functools[{\"name\": \"weather__get_weather\", \"arguments\": {\"city\": \"Pune\"}}]".into(), vec![weather("Pune")]),
             ("DeepSeek V3", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>weather__get_weather\n```json\n{\"city\": \"Seoul\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>".into(), vec![weather("Seoul")]),
             ("DeepSeek V3.1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>time__get_current_time<｜tool▁sep｜>{\"timezone\": \"Asia/Seoul\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>".into(), vec![time("Asia/Seoul")]),
             ("Gemma tool_code", "```tool_code\nweather__get_weather(city=\"Accra\")\n```".into(), vec![weather("Accra")]),
