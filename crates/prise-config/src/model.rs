@@ -137,6 +137,29 @@ pub struct Remote {
     /// Headers sent with every request, in file order.
     #[serde(serialize_with = "pairs")]
     pub headers: Vec<(String, String)>,
+    /// How to sign in to it, when it needs OAuth (`"oauth"`); without it prise
+    /// registers itself with the authorization server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuth>,
+}
+
+/// A server's `"oauth"` settings: a client registered beforehand, or a Client ID
+/// Metadata Document, and what to ask for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuth {
+    /// A client registered with the authorization server beforehand.
+    pub client_id: Option<String>,
+    /// Its secret, for confidential clients.
+    pub client_secret: Option<String>,
+    /// The scopes to ask for (else those the server names).
+    pub scopes: Vec<String>,
+    /// The port of the loopback address the browser is sent back to (else a free
+    /// one; some pre-registered clients allow one redirect URI only).
+    pub callback_port: Option<u16>,
+    /// An HTTPS URL of a Client ID Metadata Document describing prise, used as the
+    /// client id where the authorization server supports them.
+    pub client_metadata_url: Option<String>,
 }
 
 /// Which protocol era to speak to a server.
@@ -216,6 +239,9 @@ impl Server {
                 remote.url = redact_url(&remote.url);
                 for (_, value) in &mut remote.headers {
                     *value = MASK.to_owned();
+                }
+                if let Some(secret) = remote.oauth.as_mut().and_then(|o| o.client_secret.as_mut()) {
+                    *secret = MASK.to_owned();
                 }
             }
         }

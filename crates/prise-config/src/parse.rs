@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use crate::ConfigError;
 use crate::expand::{ExpandError, expand};
 use crate::jsonc::blank_comments;
+use crate::model::*;
 use crate::suggest::closest;
 
 /// The keys of the model section.
@@ -39,7 +40,7 @@ const MODEL_KEYS: [&str; 15] = [
 ];
 
 /// The keys a server may have, for "did you mean".
-const SERVER_KEYS: [&str; 18] = [
+const SERVER_KEYS: [&str; 19] = [
     "type",
     "command",
     "args",
@@ -58,8 +59,8 @@ const SERVER_KEYS: [&str; 18] = [
     "protocol",
     "roots",
     "maxMessageSize",
+    "oauth",
 ];
-use crate::model::*;
 
 type Env<'e> = &'e dyn Fn(&str) -> Option<String>;
 
@@ -154,6 +155,7 @@ struct Fields<'a> {
     roots: Option<&'a RawValue>,
     max_message_size: Option<&'a RawValue>,
     env_file: Option<&'a RawValue>,
+    oauth: Option<&'a RawValue>,
 }
 
 /// Which transport a `type` value asks for.
@@ -511,6 +513,7 @@ impl<'a> Parser<'a> {
                 "roots" => &mut f.roots,
                 "maxMessageSize" => &mut f.max_message_size,
                 "envFile" => &mut f.env_file,
+                "oauth" => &mut f.oauth,
                 _ => {
                     let (line, column) = position(self.text, self.key_offset(value));
                     let typo = closest(&key, SERVER_KEYS)
@@ -576,6 +579,7 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 self.ignored(f.headers, &what, "headers", "stdio");
+                self.ignored(f.oauth, &what, "oauth", "stdio");
                 Transport::Stdio(self.stdio(&what, disabled, command, &f)?)
             }
             (None, Some(url)) => {
@@ -615,9 +619,14 @@ impl<'a> Parser<'a> {
                     None => Vec::new(),
                     Some(raw) => strings.map(raw, "headers")?,
                 };
+                let oauth = match f.oauth {
+                    None => None,
+                    Some(raw) => Some(self.oauth(raw, &strings)?),
+                };
                 let remote = Remote {
                     url: url_text,
                     headers,
+                    oauth,
                 };
                 match kind {
                     Some((Kind::Sse, _)) => Transport::Sse(remote),
@@ -747,6 +756,65 @@ impl<'a> Parser<'a> {
             cwd,
             inherit_env,
         })
+    }
+
+    /// `"oauth": {"clientId", "clientSecret", "scopes", "callbackPort", "clientMetadataUrl"}`.
+    fn oauth(&self, raw: &'a RawValue, strings: &Strings<'_, 'a>) -> Result<OAuth, ConfigError> {
+        let what = strings.server;
+        let entries: Entries<'a> = self.value(raw, &format!("{what}: oauth"))?;
+        let mut oauth = OAuth::default();
+        for (key, value) in entries.0 {
+            match key.as_str() {
+                "clientId" => oauth.client_id = Some(strings.string(value, "oauth.clientId")?),
+                "clientSecret" => {
+                    oauth.client_secret = Some(strings.string(value, "oauth.clientSecret")?)
+                }
+                "scopes" => oauth.scopes = strings.list(value, "oauth.scopes")?,
+                "callbackPort" => {
+                    oauth.callback_port =
+                        Some(self.value(value, &format!("{what}: oauth.callbackPort"))?)
+                }
+                "clientMetadataUrl" => {
+                    let url = strings.string(value, "oauth.clientMetadataUrl")?;
+                    if !starts_with_ignore_case(&url, "https://") {
+                        return Err(self.error(
+                            self.offset(value),
+                            format!("{what}: oauth.clientMetadataUrl must be an https:// URL"),
+                            None,
+                        ));
+                    }
+                    oauth.client_metadata_url = Some(url);
+                }
+                other => {
+                    let keys = [
+                        "clientId",
+                        "clientSecret",
+                        "scopes",
+                        "callbackPort",
+                        "clientMetadataUrl",
+                    ];
+                    let typo = closest(other, keys)
+                        .map(|k| format!("did you mean \"{k}\"? "))
+                        .unwrap_or_default();
+                    return Err(self.error(
+                        self.key_offset(value),
+                        format!("{what}: oauth: unknown key \"{other}\""),
+                        Some(format!("{typo}the keys are clientId, clientSecret, scopes, callbackPort and clientMetadataUrl")),
+                    ));
+                }
+            }
+        }
+        if oauth.client_secret.is_some() && oauth.client_id.is_none() {
+            return Err(self.error(
+                self.offset(raw),
+                format!("{what}: oauth.clientSecret without oauth.clientId"),
+                Some(
+                    "a secret belongs to a client registered beforehand: give its clientId too"
+                        .into(),
+                ),
+            ));
+        }
+        Ok(oauth)
     }
 
     fn kind(&self, raw: &'a RawValue, what: &str) -> Result<Kind, ConfigError> {

@@ -1,14 +1,29 @@
 //! `prise-conformance-client`: the client the conformance suite drives.
 //!
 //! The suite starts a test server, then runs this program with the server's URL as
-//! the last argument and the scenario's name in `MCP_CONFORMANCE_SCENARIO`. It mounts
+//! the last argument, the scenario's name in `MCP_CONFORMANCE_SCENARIO` and, for some
+//! scenarios, data in `MCP_CONFORMANCE_CONTEXT` (a pre-registered client). It mounts
 //! the URL exactly as `prise` would (through prise-config and prise-mcp, protocol
-//! `auto`), does what the scenario asks of a client, and exits 0, or 1 with the error.
+//! `auto`, signing in where the server asks), does what the scenario asks of a
+//! client, and exits 0, or 1 with the error.
+//!
+//! The one thing that differs from `prise`: the person's part of a sign-in. The
+//! suite's authorization server answers at once with a redirect, so this client is
+//! its own user agent ([`Headless`]): it follows the authorization URL and hands the
+//! redirect back, where `prise` would open a browser.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use prise_mcp::auth::{BoxFuture, Return, SignIn};
 use prise_mcp::{MountOptions, Mounts, Source};
+use serde_json::{Value, json};
+
+/// Where the suite's authorization server is told to send the user agent back. Nothing
+/// listens there: [`Headless`] reads the redirect instead of following it.
+const REDIRECT_URI: &str = "http://127.0.0.1:3000/callback";
+/// A Client ID Metadata Document URL, for authorization servers that take them.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
@@ -17,7 +32,11 @@ async fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    match run(&url, &scenario).await {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    match run(&url, &scenario, &context).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
@@ -26,15 +45,69 @@ async fn main() -> ExitCode {
     }
 }
 
+/// A user agent that follows the authorization URL itself and returns the redirect.
+#[derive(Debug)]
+struct Headless;
+
+struct HeadlessReturn;
+
+impl SignIn for Headless {
+    fn listen(&self, _port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>> {
+        Box::pin(async { Ok(Box::new(HeadlessReturn) as Box<dyn Return>) })
+    }
+}
+
+impl Return for HeadlessReturn {
+    fn redirect_uri(&self) -> String {
+        REDIRECT_URI.to_owned()
+    }
+
+    fn visit(
+        self: Box<Self>,
+        _server: String,
+        url: String,
+    ) -> BoxFuture<'static, Result<String, String>> {
+        Box::pin(async move {
+            let client = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| e.to_string())?;
+            let response = client.get(&url).send().await.map_err(|e| e.to_string())?;
+            response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    format!(
+                        "the authorization server answered {} without a redirect",
+                        response.status()
+                    )
+                })
+        })
+    }
+}
+
 /// Mounts the test server as `test` and runs the scenario's client side.
-async fn run(url: &str, scenario: &str) -> Result<(), String> {
-    let text = serde_json::json!({ "mcpServers": { "test": { "url": url } } }).to_string();
+async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
+    let mut oauth = json!({ "clientMetadataUrl": CLIENT_METADATA_URL });
+    if let Some(id) = context["client_id"].as_str() {
+        oauth["clientId"] = json!(id);
+    }
+    if let Some(secret) = context["client_secret"].as_str() {
+        oauth["clientSecret"] = json!(secret);
+    }
+    let text = json!({ "mcpServers": { "test": { "url": url, "oauth": oauth } } }).to_string();
     let config = prise_config::Config::parse(&text, "conformance.json".as_ref(), &|_| None)
         .map_err(|e| e.to_string())?;
+    let sign_ins = std::env::temp_dir().join(format!("prise-conformance-{}", std::process::id()));
     // The elicitation scenario checks that a client fills in the schema's defaults.
     let options = MountOptions {
         elicitor: Arc::new(prise_mcp::elicit::AcceptDefaults),
         log_dir: None,
+        eras: None,
+        sign_in: Some(Arc::new(Headless)),
+        auth_dir: Some(sign_ins.clone()),
         ..MountOptions::default()
     };
     let mounts = Mounts::start(
@@ -42,32 +115,41 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
         options,
     )
     .await;
+    let outcome = exercise(&mounts, scenario).await;
+    mounts.close().await;
+    let _ = std::fs::remove_dir_all(&sign_ins);
+    outcome
+}
+
+/// What the scenario asks of a mounted client.
+async fn exercise(mounts: &Mounts, scenario: &str) -> Result<(), String> {
     if let Some(failure) = mounts.failures().first() {
         return Err(failure.to_string());
     }
-    let call = match scenario {
-        "tools_call" => Some(("test__add_numbers", serde_json::json!({"a": 5, "b": 3}))),
-        "elicitation-sep1034-client-defaults" => Some((
-            "test__test_client_elicitation_defaults",
-            serde_json::json!({}),
-        )),
-        "sse-retry" => Some(("test__test_reconnection", serde_json::json!({}))),
+    let calls: Vec<(String, Value)> = match scenario {
+        "tools_call" => vec![("test__add_numbers".into(), json!({"a": 5, "b": 3}))],
+        "elicitation-sep1034-client-defaults" => {
+            vec![("test__test_client_elicitation_defaults".into(), json!({}))]
+        }
+        "sse-retry" => vec![("test__test_reconnection".into(), json!({}))],
+        // Sign-in scenarios: use what the server offers, as a person would.
+        s if s.starts_with("auth/") => mounts
+            .tools()
+            .into_iter()
+            .map(|t| (t.name, json!({})))
+            .collect(),
         // `initialize` and anything unknown: mounting (handshake and listing) is the test.
-        _ => None,
+        _ => Vec::new(),
     };
-    let outcome = match call {
-        Some((tool, arguments)) => mounts
-            .call_tool(tool, arguments.as_object().cloned())
+    for (tool, arguments) in calls {
+        let result = mounts
+            .call_tool(&tool, arguments.as_object().cloned())
             .await
-            .map(|result| {
-                eprintln!(
-                    "{tool}: {}",
-                    serde_json::to_string(&result).unwrap_or_default()
-                )
-            })
-            .map_err(|e| e.to_string()),
-        None => Ok(()),
-    };
-    mounts.close().await;
-    outcome
+            .map_err(|e| e.to_string())?;
+        eprintln!(
+            "{tool}: {}",
+            serde_json::to_string(&result).unwrap_or_default()
+        );
+    }
+    Ok(())
 }

@@ -15,6 +15,7 @@ use rmcp::service::{
 };
 use rmcp::transport::async_rw::AsyncRwTransport;
 
+use crate::auth::{self, TokenStore};
 use crate::catalog::Catalog;
 use crate::child::{self, ChildServer, StderrLog};
 use crate::client::Client;
@@ -191,16 +192,12 @@ async fn attempt(
                 }
             }
         }
-        Transport::Http(remote) => {
-            let transport =
-                http::transport(remote, server.max_message_size).map_err(Failed::new)?;
-            handshake(client, transport, lifecycle)
-                .await
-                .map_err(|mut failed| {
-                    failed.cause = format!("{} ({})", failed.cause, remote.url);
-                    failed
-                })
-        }
+        Transport::Http(remote) => http_attempt(server, remote, options, client, lifecycle)
+            .await
+            .map_err(|mut failed| {
+                failed.cause = format!("{} ({})", failed.cause, remote.url);
+                failed
+            }),
         Transport::Sse(remote) => {
             let transport = sse::LegacySse::connect(
                 remote,
@@ -220,6 +217,62 @@ async fn attempt(
                 })
         }
     }
+}
+
+/// One try at a Streamable HTTP server: with its stored sign-in when there is one;
+/// when it refuses for want of one, signing in (if someone can: `options.sign_in`)
+/// and trying once more, else saying how to sign in.
+async fn http_attempt(
+    server: &Server,
+    remote: &prise_config::Remote,
+    options: &MountOptions,
+    client: Client,
+    lifecycle: ClientLifecycleMode,
+) -> Result<Connected, Failed> {
+    let max = server.max_message_size;
+    let challenges = http::Challenges::default();
+    let store = options
+        .auth_dir
+        .as_deref()
+        .map(|dir| TokenStore::new(dir, &server.name, &remote.url));
+    let stored = match &store {
+        Some(store) => auth::stored(&remote.url, store).await,
+        None => None,
+    };
+    let first = match stored {
+        Some(manager) => {
+            let transport = http::signed_in_transport(remote, max, manager, &challenges)
+                .map_err(Failed::new)?;
+            handshake(client.clone(), transport, lifecycle.clone()).await
+        }
+        None => {
+            let transport = http::transport(remote, max, &challenges).map_err(Failed::new)?;
+            handshake(client.clone(), transport, lifecycle.clone()).await
+        }
+    };
+    let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let (Err(_), Some(http::Challenge::SignIn(header))) = (&first, challenge) else {
+        return first;
+    };
+    let (Some(person), Some(store)) = (&options.sign_in, &store) else {
+        return Err(Failed::new(format!(
+            "needs you to sign in: run `prise auth login {}`",
+            server.name
+        )));
+    };
+    let manager = auth::sign_in(
+        &server.name,
+        remote,
+        Some(&header),
+        &[],
+        person.as_ref(),
+        store,
+    )
+    .await
+    .map_err(|e| Failed::new(format!("signing in failed: {e}")))?;
+    let transport =
+        http::signed_in_transport(remote, max, manager, &challenges).map_err(Failed::new)?;
+    handshake(client, transport, lifecycle).await
 }
 
 /// The handshake in `lifecycle`, then the listing of everything the server offers.

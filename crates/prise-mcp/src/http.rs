@@ -16,11 +16,29 @@ use rmcp::transport::streamable_http_client::{
 /// Headers the transport sets itself; a configured value would break the protocol.
 const MANAGED: [&str; 3] = ["accept", "mcp-session-id", "last-event-id"];
 
-/// A transport for one remote server, with its configured headers.
-pub(crate) fn transport(
+/// What a server said when it refused a request for want of a sign-in: a 401 with
+/// its `WWW-Authenticate`, or a 403 asking for more scope.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Challenge {
+    /// Sign in (again).
+    SignIn(String),
+    /// Signed in, but the token lacks `scope`.
+    Scope {
+        /// The `WWW-Authenticate` header.
+        header: String,
+        /// The scope it names, when it names one.
+        scope: Option<String>,
+    },
+}
+
+/// The last challenge a server's responses carried, for the mount to act on.
+pub(crate) type Challenges = Arc<std::sync::Mutex<Option<Challenge>>>;
+
+/// The client config for one remote server, with its configured headers.
+fn config(
     remote: &Remote,
     max_message_size: usize,
-) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
+) -> Result<StreamableHttpClientTransportConfig, String> {
     install_crypto();
     let mut headers = HashMap::new();
     for (name, value) in &remote.headers {
@@ -35,14 +53,40 @@ pub(crate) fn transport(
             .map_err(|_| format!("the value of header {name} is not valid in HTTP"))?;
         headers.insert(header, value);
     }
-    let client = client()?;
     let mut config =
         StreamableHttpClientTransportConfig::with_uri(remote.url.as_str()).custom_headers(headers);
     config.max_sse_event_size = max_message_size;
     config.max_json_response_size = max_message_size;
+    Ok(config)
+}
+
+/// A transport for one remote server without a sign-in; its challenges go to
+/// `challenges`.
+pub(crate) fn transport(
+    remote: &Remote,
+    max_message_size: usize,
+    challenges: &Challenges,
+) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
     Ok(StreamableHttpClientTransport::with_client(
-        SessionAware(client),
-        config,
+        SessionAware::new(client()?, challenges),
+        config(remote, max_message_size)?,
+    ))
+}
+
+/// A transport that sends the sign-in `manager`'s token with each request, refreshes
+/// it once when the server rejects it, and reports what it could not fix to
+/// `challenges`.
+pub(crate) fn signed_in_transport(
+    remote: &Remote,
+    max_message_size: usize,
+    manager: rmcp::transport::AuthorizationManager,
+    challenges: &Challenges,
+) -> Result<StreamableHttpClientTransport<rmcp::transport::AuthClient<SessionAware>>, String> {
+    let client =
+        rmcp::transport::AuthClient::new(SessionAware::new(client()?, challenges), manager);
+    Ok(StreamableHttpClientTransport::with_client(
+        client,
+        config(remote, max_message_size)?,
     ))
 }
 
@@ -57,7 +101,7 @@ pub(crate) fn client() -> Result<reqwest::Client, String> {
 
 /// rustls needs a process-wide crypto provider; prise uses ring, which builds in
 /// seconds where aws-lc-sys takes minutes on two cores.
-fn install_crypto() {
+pub(crate) fn install_crypto() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -70,9 +114,34 @@ fn install_crypto() {
 /// which makes rmcp initialise again and resend, instead of leaving the request
 /// waiting for an answer that can never be matched to it.
 #[derive(Clone)]
-pub(crate) struct SessionAware(reqwest::Client);
+pub(crate) struct SessionAware(reqwest::Client, Challenges);
 
 impl SessionAware {
+    fn new(client: reqwest::Client, challenges: &Challenges) -> SessionAware {
+        SessionAware(client, challenges.clone())
+    }
+
+    /// Keeps what a refusal said for the mount, which decides whether to sign in.
+    fn note<T>(
+        &self,
+        response: Result<T, StreamableHttpError<reqwest::Error>>,
+    ) -> Result<T, StreamableHttpError<reqwest::Error>> {
+        let challenge = match &response {
+            Err(StreamableHttpError::AuthRequired(e)) => {
+                Some(Challenge::SignIn(e.www_authenticate_header.clone()))
+            }
+            Err(StreamableHttpError::InsufficientScope(e)) => Some(Challenge::Scope {
+                header: e.www_authenticate_header.clone(),
+                scope: e.required_scope.clone(),
+            }),
+            _ => None,
+        };
+        if let Some(challenge) = challenge {
+            *self.1.lock().unwrap_or_else(|e| e.into_inner()) = Some(challenge);
+        }
+        response
+    }
+
     fn correct(
         message: &ClientJsonRpcMessage,
         session: bool,
@@ -117,7 +186,7 @@ impl StreamableHttpClient for SessionAware {
                 custom_headers,
             )
             .await;
-        Self::correct(&message, session, response)
+        self.note(Self::correct(&message, session, response))
     }
 
     async fn post_message_with_response_limits(
@@ -141,7 +210,7 @@ impl StreamableHttpClient for SessionAware {
                 limits,
             )
             .await;
-        Self::correct(&message, session, response)
+        self.note(Self::correct(&message, session, response))
     }
 
     async fn delete_session(
@@ -151,9 +220,11 @@ impl StreamableHttpClient for SessionAware {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<reqwest::Error>> {
-        self.0
+        let response = self
+            .0
             .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
+            .await;
+        self.note(response)
     }
 
     async fn get_stream(
@@ -167,9 +238,11 @@ impl StreamableHttpClient for SessionAware {
         BoxStream<'static, Result<sse_stream::Sse, SseError>>,
         StreamableHttpError<reqwest::Error>,
     > {
-        self.0
+        let response = self
+            .0
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await
+            .await;
+        self.note(response)
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -184,7 +257,8 @@ impl StreamableHttpClient for SessionAware {
         BoxStream<'static, Result<sse_stream::Sse, SseError>>,
         StreamableHttpError<reqwest::Error>,
     > {
-        self.0
+        let response = self
+            .0
             .get_stream_with_max_sse_event_size(
                 uri,
                 session_id,
@@ -193,6 +267,7 @@ impl StreamableHttpClient for SessionAware {
                 custom_headers,
                 max_sse_event_size,
             )
-            .await
+            .await;
+        self.note(response)
     }
 }

@@ -42,6 +42,11 @@ pub struct MountOptions {
     pub elicitor: Arc<dyn Elicitor>,
     /// Where the protocol era of each server is remembered; `None` probes every time.
     pub eras: Option<EraCache>,
+    /// Who signs in when a remote server asks for it while mounting; `None` reports
+    /// that it needs a sign-in (`prise auth login`).
+    pub sign_in: Option<Arc<dyn crate::auth::SignIn>>,
+    /// Where sign-ins are kept (`<state dir>/auth`); `None` keeps none.
+    pub auth_dir: Option<std::path::PathBuf>,
     /// The channel [`crate::Mounts`] sends its events on, for a caller that must hear
     /// them while mounting (which servers are still starting); `None` makes one.
     pub events: Option<broadcast::Sender<MountEvent>>,
@@ -54,7 +59,11 @@ impl Default for MountOptions {
             roots: None,
             log_dir: state.as_ref().map(|dir| dir.join("logs")),
             elicitor: Arc::new(Decline),
-            eras: state.map(|dir| EraCache::at(dir.join("eras.json"))),
+            eras: state
+                .as_ref()
+                .map(|dir| EraCache::at(dir.join("eras.json"))),
+            sign_in: None,
+            auth_dir: state.map(|dir| dir.join("auth")),
             events: None,
         }
     }

@@ -1,0 +1,145 @@
+//! Signing in to remote servers: OAuth 2.1, as the MCP authorization spec has it.
+//!
+//! rmcp's `AuthorizationManager` speaks the protocol: it reads the server's
+//! `WWW-Authenticate`, finds its Protected Resource Metadata (RFC 9728) and its
+//! authorization server's metadata (RFC 8414, OpenID discovery, the 2025-03-26
+//! fallbacks), registers the client in the spec's order (pre-registered, Client ID
+//! Metadata Document, dynamic registration), sends PKCE S256, `state` and the resource
+//! indicator, checks `iss`, and refreshes tokens. This module adds what a host needs
+//! around it: where sign-ins are kept ([`TokenStore`]), the person's part
+//! ([`SignIn`]: a browser and a loopback redirect for a person, something else for a
+//! test), and the steps of a sign-in ([`sign_in`]).
+
+mod store;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use prise_config::Remote;
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+};
+
+pub use store::TokenStore;
+
+/// A boxed future, for the traits below.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The person's part of a sign-in: being sent to the authorization server and coming
+/// back. The terminal opens a browser and listens on a loopback port; a headless
+/// user agent (the conformance client) follows the redirect itself.
+pub trait SignIn: Send + Sync + std::fmt::Debug {
+    /// Opens the place the authorization server sends the person back to, on
+    /// `port` when one is configured.
+    fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>>;
+}
+
+/// A place to come back to, open until the person does.
+pub trait Return: Send {
+    /// The redirect URI to register and to send.
+    fn redirect_uri(&self) -> String;
+    /// Sends the person to `url` to sign in to `server`, and waits for them to come
+    /// back; returns the URL they came back to (with `code` and `state`).
+    fn visit(
+        self: Box<Self>,
+        server: String,
+        url: String,
+    ) -> BoxFuture<'static, Result<String, String>>;
+}
+
+/// Why a sign-in did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    /// The person's part failed (no browser, the port was taken, they gave up).
+    #[error("{0}")]
+    Person(String),
+    /// The protocol failed: discovery, registration, the token exchange.
+    #[error("{0}")]
+    Protocol(String),
+}
+
+impl From<AuthError> for SignInError {
+    fn from(error: AuthError) -> SignInError {
+        SignInError::Protocol(error.to_string())
+    }
+}
+
+/// The manager for `url`, its sign-in kept in `store`. Local and private addresses
+/// are allowed: the person chose the server.
+async fn manager(url: &str, store: &TokenStore) -> Result<AuthorizationManager, AuthError> {
+    crate::http::install_crypto();
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
+    manager.set_credential_store(store.clone());
+    Ok(manager)
+}
+
+/// The manager of a server signed in to before, or `None` when there is no sign-in
+/// on record (the server may not need one).
+pub(crate) async fn stored(url: &str, store: &TokenStore) -> Option<AuthorizationManager> {
+    store.read()?.token_response.as_ref()?;
+    let mut manager = manager(url, store).await.ok()?;
+    match manager.initialize_from_store().await {
+        Ok(true) => Some(manager),
+        Ok(false) => None,
+        Err(e) => {
+            tracing::warn!("the stored sign-in for {url} cannot be used: {e}");
+            None
+        }
+    }
+}
+
+/// Signs in to the server `name` at `remote`: discovery (from the server's
+/// `challenge`, its `WWW-Authenticate`, when there is one), the client's
+/// registration, the person's visit, the token exchange; the tokens end in `store`.
+/// `scopes`, when given, are asked for instead of those the server names (a scope
+/// step-up asks for more).
+pub async fn sign_in(
+    name: &str,
+    remote: &Remote,
+    challenge: Option<&str>,
+    scopes: &[String],
+    person: &dyn SignIn,
+    store: &TokenStore,
+) -> Result<AuthorizationManager, SignInError> {
+    let mut manager = manager(&remote.url, store).await?;
+    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    manager.set_metadata(resolution.metadata);
+    let oauth = remote.oauth.clone().unwrap_or_default();
+    let back = person
+        .listen(oauth.callback_port)
+        .await
+        .map_err(SignInError::Person)?;
+    let mut request = AuthorizationRequest::new(back.redirect_uri()).with_client_name("prise");
+    let wanted: Vec<String> = if scopes.is_empty() {
+        oauth.scopes.clone()
+    } else {
+        scopes.to_vec()
+    };
+    request = if wanted.is_empty() {
+        request.with_initial_scope_selection()
+    } else {
+        request.with_scopes(wanted)
+    };
+    if let Some(challenge) = challenge {
+        request = request.with_challenge(challenge);
+    }
+    if let Some(id) = &oauth.client_id {
+        request = request.with_preregistered_client(id);
+    }
+    if let Some(secret) = &oauth.client_secret {
+        request = request.with_client_secret(secret);
+    }
+    if let Some(url) = &oauth.client_metadata_url {
+        request = request.with_client_metadata_url(url);
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| SignInError::from(e))?;
+    let came_back = back
+        .visit(name.to_owned(), session.get_authorization_url().to_owned())
+        .await
+        .map_err(SignInError::Person)?;
+    session.handle_callback_url(&came_back).await?;
+    tracing::info!(server = name, "signed in");
+    Ok(session.auth_manager)
+}

@@ -1,0 +1,92 @@
+//! Where sign-ins are kept: a file per server under the state dir that only the user
+//! can read (0600 in a 0700 folder). Tokens are never logged; the file is the only
+//! place they are written.
+
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
+
+/// One server's sign-in on disk.
+#[derive(Debug, Clone)]
+pub struct TokenStore {
+    path: PathBuf,
+}
+
+impl TokenStore {
+    /// The store of server `name` at `url`, in `dir` (`<state dir>/auth`). The URL
+    /// is part of the file's name: a server renamed or moved signs in again.
+    pub fn new(dir: &Path, name: &str, url: &str) -> TokenStore {
+        // FNV-1a: stable across runs, unlike the std hasher.
+        let hash = url.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        TokenStore {
+            path: dir.join(format!("{name}-{:08x}.json", hash as u32)),
+        }
+    }
+
+    /// The store for server `name` at `url` in the default state dir.
+    pub fn for_server(name: &str, url: &str) -> Option<TokenStore> {
+        crate::child::default_state_dir().map(|dir| TokenStore::new(&dir.join("auth"), name, url))
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What is stored, if anything.
+    pub fn read(&self) -> Option<StoredCredentials> {
+        let text = std::fs::read_to_string(&self.path).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Forgets the sign-in.
+    pub fn remove(&self) -> std::io::Result<()> {
+        match std::fs::remove_file(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
+    }
+
+    fn write(&self, credentials: &StoredCredentials) -> std::io::Result<()> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        let text = serde_json::to_string(credentials).map_err(std::io::Error::other)?;
+        // Written beside, then renamed over: never half a file, never readable by others.
+        let temporary = self
+            .path
+            .with_extension(format!("json.{}", std::process::id()));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&temporary)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, &self.path)
+    }
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for TokenStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        Ok(self.read())
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.write(&credentials).map_err(|e| {
+            AuthError::CredentialStoreError(format!("cannot write {}: {e}", self.path.display()))
+        })
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.remove().map_err(|e| {
+            AuthError::CredentialStoreError(format!("cannot remove {}: {e}", self.path.display()))
+        })
+    }
+}
