@@ -251,7 +251,14 @@ async fn http_attempt(
         }
     };
     let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let (Err(_), Some(http::Challenge::SignIn(header))) = (&first, challenge) else {
+    // A token configured in the headers is the person's own choice: a 401 says it is
+    // wrong, not that prise should sign in instead.
+    let own_token = remote
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+    let (Err(_), Some(http::Challenge::SignIn(header)), false) = (&first, challenge, own_token)
+    else {
         return first;
     };
     let (Some(person), Some(store)) = (&options.sign_in, &store) else {
