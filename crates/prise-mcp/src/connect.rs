@@ -35,6 +35,8 @@ pub(crate) struct Connection {
     pub child: Option<ChildServer>,
     /// Requests whose answers were over the size limit (stdio).
     pub oversized: Arc<Oversized>,
+    /// What the server last refused for want of a sign-in or scope (HTTP).
+    pub challenges: http::Challenges,
 }
 
 /// Where the stderr of the latest attempt is kept, so that a timeout can still show it.
@@ -109,6 +111,7 @@ pub(crate) struct Connected {
     pub catalog: Catalog,
     pub child: Option<ChildServer>,
     pub oversized: Arc<Oversized>,
+    pub challenges: http::Challenges,
 }
 
 impl Connected {
@@ -119,6 +122,7 @@ impl Connected {
                 service: self.service,
                 child: self.child,
                 oversized: self.oversized,
+                challenges: self.challenges,
             },
             self.catalog,
         )
@@ -239,6 +243,10 @@ async fn http_attempt(
         Some(store) => auth::stored(&remote.url, store).await,
         None => None,
     };
+    let with_challenges = |mut connected: Connected| {
+        connected.challenges = challenges.clone();
+        connected
+    };
     let first = match stored {
         Some(manager) => {
             let transport = http::signed_in_transport(remote, max, manager, &challenges)
@@ -249,7 +257,8 @@ async fn http_attempt(
             let transport = http::transport(remote, max, &challenges).map_err(Failed::new)?;
             handshake(client.clone(), transport, lifecycle.clone()).await
         }
-    };
+    }
+    .map(with_challenges);
     let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
     // A token configured in the headers is the person's own choice: a 401 says it is
     // wrong, not that prise should sign in instead.
@@ -279,7 +288,9 @@ async fn http_attempt(
     .map_err(|e| Failed::new(format!("signing in failed: {e}")))?;
     let transport =
         http::signed_in_transport(remote, max, manager, &challenges).map_err(Failed::new)?;
-    handshake(client, transport, lifecycle).await
+    handshake(client, transport, lifecycle)
+        .await
+        .map(with_challenges)
 }
 
 /// The handshake in `lifecycle`, then the listing of everything the server offers.
@@ -318,6 +329,7 @@ where
         catalog,
         child: None,
         oversized: Arc::default(),
+        challenges: http::Challenges::default(),
     })
 }
 

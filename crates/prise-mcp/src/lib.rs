@@ -24,6 +24,7 @@ mod mounts;
 pub mod registry;
 mod roots;
 mod sse;
+mod step_up;
 mod supervise;
 mod template;
 

@@ -100,6 +100,8 @@ pub struct Mount {
     max_message_size: usize,
     startup: Duration,
     supervisor: Option<tokio::task::AbortHandle>,
+    /// For a remote server: what signing in again for more scope takes.
+    reach: Option<Arc<crate::step_up::Reach>>,
 }
 
 impl std::fmt::Debug for Mount {
@@ -173,9 +175,18 @@ impl Mount {
         let live = Live::new(connected, shared);
         let restarts = matches!(server.restart, RestartPolicy::OnFailure { .. })
             && matches!(server.transport, Transport::Stdio(_));
+        let reach = matches!(server.transport, Transport::Http(_)).then(|| {
+            Arc::new(crate::step_up::Reach {
+                server: server.clone(),
+                options: options.clone(),
+                client: client.clone(),
+                made: Default::default(),
+            })
+        });
         let supervisor = restarts
             .then(|| supervise::spawn(server.clone(), options.clone(), client, live.clone()));
         Ok(Mount {
+            reach,
             name: server.name.clone(),
             transport: server.transport.kind(),
             live,
@@ -214,6 +225,7 @@ impl Mount {
             max_message_size: prise_config::DEFAULT_MAX_MESSAGE_SIZE,
             startup: started.elapsed(),
             supervisor: None,
+            reach: None,
         })
     }
 
@@ -324,9 +336,31 @@ impl Mount {
         }
     }
 
+    /// Sends a request (see [`Mount::request_once`]); one that a signed-in server
+    /// refused for want of scope is made again after a step-up.
+    async fn request(
+        &self,
+        request: ClientRequest,
+        method: &str,
+    ) -> Result<ServerResult, CallError> {
+        let outcome = self.request_once(request.clone(), method).await;
+        let (Err(error), Some(reach)) = (&outcome, &self.reach) else {
+            return outcome;
+        };
+        match reach.step_up(&self.live).await {
+            Ok(true) => self.request_once(request, method).await,
+            Ok(false) => outcome,
+            Err(why) => Err(CallError::Transport {
+                server: self.name.clone(),
+                method: method.to_owned(),
+                cause: format!("{why} (after: {error})"),
+            }),
+        }
+    }
+
     /// Sends a request with the server's call timeout, reset by progress notifications.
     /// Dropping the future before the answer sends `notifications/cancelled`.
-    async fn request(
+    async fn request_once(
         &self,
         request: ClientRequest,
         method: &str,
@@ -434,6 +468,15 @@ impl Mount {
 }
 
 impl Live {
+    /// Takes a new connection (and what it lists) in place of the current one.
+    pub(crate) fn reconnected(&self, connected: Connected) {
+        let (connection, catalog) = connected.into_connection();
+        self.shared.set_catalog(|c| *c = catalog);
+        let old = self.current();
+        self.replace(connection);
+        old.service.cancellation_token().cancel();
+    }
+
     fn new(connected: Connected, shared: Arc<Shared>) -> Arc<Live> {
         let (connection, catalog) = connected.into_connection();
         shared.set_catalog(|c| *c = catalog);
