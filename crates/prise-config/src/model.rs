@@ -160,6 +160,13 @@ pub struct OAuth {
     /// An HTTPS URL of a Client ID Metadata Document describing prise, used as the
     /// client id where the authorization server supports them.
     pub client_metadata_url: Option<String>,
+    /// `true`: sign in as a machine, with the client's own credentials (OAuth's
+    /// client credentials grant; no person, no browser): `clientSecret`, or
+    /// `privateKey` for `private_key_jwt`.
+    pub client_credentials: bool,
+    /// A PKCS#8 PEM private key (P-256) that signs the client's assertions
+    /// (`private_key_jwt`, RFC 7523), usually `${VAR}`.
+    pub private_key: Option<String>,
 }
 
 /// Which protocol era to speak to a server.
@@ -240,8 +247,13 @@ impl Server {
                 for (_, value) in &mut remote.headers {
                     *value = MASK.to_owned();
                 }
-                if let Some(secret) = remote.oauth.as_mut().and_then(|o| o.client_secret.as_mut()) {
-                    *secret = MASK.to_owned();
+                if let Some(oauth) = remote.oauth.as_mut() {
+                    for secret in [&mut oauth.client_secret, &mut oauth.private_key]
+                        .into_iter()
+                        .flatten()
+                    {
+                        *secret = MASK.to_owned();
+                    }
                 }
             }
         }

@@ -770,6 +770,13 @@ impl<'a> Parser<'a> {
                     oauth.client_secret = Some(strings.string(value, "oauth.clientSecret")?)
                 }
                 "scopes" => oauth.scopes = strings.list(value, "oauth.scopes")?,
+                "privateKey" => {
+                    oauth.private_key = Some(strings.string(value, "oauth.privateKey")?)
+                }
+                "clientCredentials" => {
+                    oauth.client_credentials =
+                        self.value(value, &format!("{what}: oauth.clientCredentials"))?
+                }
                 "callbackPort" => {
                     oauth.callback_port =
                         Some(self.value(value, &format!("{what}: oauth.callbackPort"))?)
@@ -799,10 +806,20 @@ impl<'a> Parser<'a> {
                     return Err(self.error(
                         self.key_offset(value),
                         format!("{what}: oauth: unknown key \"{other}\""),
-                        Some(format!("{typo}the keys are clientId, clientSecret, scopes, callbackPort and clientMetadataUrl")),
+                        Some(format!("{typo}the keys are clientId, clientSecret, scopes, callbackPort, clientMetadataUrl, clientCredentials and privateKey")),
                     ));
                 }
             }
+        }
+        if oauth.client_credentials
+            && (oauth.client_id.is_none()
+                || (oauth.client_secret.is_none() && oauth.private_key.is_none()))
+        {
+            return Err(self.error(
+                self.offset(raw),
+                format!("{what}: oauth.clientCredentials needs oauth.clientId and oauth.clientSecret or oauth.privateKey"),
+                None,
+            ));
         }
         if oauth.client_secret.is_some() && oauth.client_id.is_none() {
             return Err(self.error(

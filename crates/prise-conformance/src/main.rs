@@ -97,6 +97,14 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
     if let Some(secret) = context["client_secret"].as_str() {
         oauth["clientSecret"] = json!(secret);
     }
+    // The suite's machine-to-machine scenarios say so by name, as a person would by
+    // configuring it.
+    if scenario.starts_with("auth/client-credentials") {
+        oauth["clientCredentials"] = json!(true);
+    }
+    if let Some(key) = context["private_key_pem"].as_str() {
+        oauth["privateKey"] = json!(key);
+    }
     let text = json!({ "mcpServers": { "test": { "url": url, "oauth": oauth } } }).to_string();
     let config = prise_config::Config::parse(&text, "conformance.json".as_ref(), &|_| None)
         .map_err(|e| e.to_string())?;

@@ -270,21 +270,28 @@ async fn http_attempt(
     else {
         return first;
     };
-    let (Some(person), Some(store)) = (&options.sign_in, &store) else {
-        return Err(Failed::new(format!(
-            "needs you to sign in: run `prise auth login {}`",
-            server.name
-        )));
-    };
-    let manager = auth::sign_in(
-        &server.name,
-        remote,
-        Some(&header),
-        &[],
-        person.as_ref(),
-        store,
-    )
-    .await
+    let machine = remote.oauth.as_ref().is_some_and(|o| o.client_credentials);
+    let manager = match (&options.sign_in, &store) {
+        // A machine signs in by itself, person or not.
+        (_, Some(store)) if machine => auth::client_credentials(remote, Some(&header), store).await,
+        (Some(person), Some(store)) => {
+            auth::sign_in(
+                &server.name,
+                remote,
+                Some(&header),
+                &[],
+                person.as_ref(),
+                store,
+            )
+            .await
+        }
+        _ => {
+            return Err(Failed::new(format!(
+                "needs you to sign in: run `prise auth login {}`",
+                server.name
+            )));
+        }
+    }
     .map_err(|e| Failed::new(format!("signing in failed: {e}")))?;
     let transport =
         http::signed_in_transport(remote, max, manager, &challenges).map_err(Failed::new)?;

@@ -10,6 +10,7 @@
 //! ([`SignIn`]: a browser and a loopback redirect for a person, something else for a
 //! test), and the steps of a sign-in ([`sign_in`]).
 
+mod assertion;
 mod store;
 
 use std::future::Future;
@@ -18,6 +19,7 @@ use std::pin::Pin;
 use prise_config::Remote;
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    ClientCredentialsConfig,
 };
 
 pub use store::TokenStore;
@@ -86,6 +88,148 @@ pub(crate) async fn stored(url: &str, store: &TokenStore) -> Option<Authorizatio
             None
         }
     }
+}
+
+/// Signs in as a machine (`"clientCredentials": true`): the client's id and secret
+/// for a token, no person involved; the tokens end in `store`.
+pub async fn client_credentials(
+    remote: &Remote,
+    challenge: Option<&str>,
+    store: &TokenStore,
+) -> Result<AuthorizationManager, SignInError> {
+    let oauth = remote.oauth.clone().unwrap_or_default();
+    let mut manager = manager(&remote.url, store).await?;
+    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    let metadata = resolution.metadata.clone();
+    manager.set_metadata(resolution.metadata);
+    let Some(client_id) = oauth.client_id.clone() else {
+        return Err(SignInError::Protocol(
+            "client credentials need oauth.clientId".into(),
+        ));
+    };
+    if let Some(key) = &oauth.private_key {
+        return signed_client_credentials(
+            remote,
+            &metadata,
+            &client_id,
+            key,
+            &oauth.scopes,
+            store,
+            manager,
+        )
+        .await;
+    }
+    let Some(client_secret) = oauth.client_secret else {
+        return Err(SignInError::Protocol(
+            "client credentials need oauth.clientSecret or oauth.privateKey".into(),
+        ));
+    };
+    let config = ClientCredentialsConfig::ClientSecret {
+        client_id,
+        client_secret,
+        scopes: oauth.scopes,
+        // The MCP server's own URL is the resource the token is for (RFC 8707).
+        resource: Some(remote.url.clone()),
+    };
+    manager.configure_client_credentials(&config)?;
+    manager.exchange_client_credentials(&config).await?;
+    Ok(manager)
+}
+
+/// The client credentials grant with a signed assertion (`private_key_jwt`): the
+/// token request is prise's own, since rmcp signs with aws-lc only (minutes to build).
+async fn signed_client_credentials(
+    remote: &Remote,
+    metadata: &rmcp::transport::auth::AuthorizationMetadata,
+    client_id: &str,
+    key: &str,
+    scopes: &[String],
+    store: &TokenStore,
+    mut manager: AuthorizationManager,
+) -> Result<AuthorizationManager, SignInError> {
+    // The audience is the authorization server's issuer (RFC 7523 §3).
+    let audience = metadata
+        .issuer
+        .clone()
+        .unwrap_or_else(|| metadata.token_endpoint.clone());
+    let assertion =
+        assertion::client_assertion(client_id, &audience, key).map_err(SignInError::Protocol)?;
+    let mut form = vec![
+        ("grant_type", "client_credentials".to_owned()),
+        (
+            "client_assertion_type",
+            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
+        ),
+        ("client_assertion", assertion),
+        ("resource", remote.url.clone()),
+    ];
+    if !scopes.is_empty() {
+        form.push(("scope", scopes.join(" ")));
+    }
+    let client = crate::http::client().map_err(SignInError::Protocol)?;
+    let body: Vec<String> = form
+        .iter()
+        .map(|(key, value)| format!("{key}={}", form_encode(value)))
+        .collect();
+    let response = client
+        .post(&metadata.token_endpoint)
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(body.join("&"))
+        .send()
+        .await
+        .map_err(|e| SignInError::Protocol(format!("the token request failed: {e}")))?;
+    let status = response.status();
+    let body = response
+        .text()
+        .await
+        .map_err(|e| SignInError::Protocol(format!("the token answer broke off: {e}")))?;
+    if !status.is_success() {
+        return Err(SignInError::Protocol(format!(
+            "the authorization server refused the assertion: HTTP {status}: {}",
+            crate::error::tidy(&body)
+        )));
+    }
+    let token: rmcp::transport::auth::OAuthTokenResponse = serde_json::from_str(&body)
+        .map_err(|e| SignInError::Protocol(format!("the token answer is not a token: {e}")))?;
+    let granted: Vec<String> = serde_json::from_str::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| {
+            v["scope"]
+                .as_str()
+                .map(|s| s.split_whitespace().map(str::to_owned).collect())
+        })
+        .unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    let stored = rmcp::transport::auth::StoredCredentials::new(
+        client_id.to_owned(),
+        Some(token),
+        granted,
+        Some(now),
+    )
+    .with_issuer(metadata.issuer.clone());
+    rmcp::transport::auth::CredentialStore::save(store, stored).await?;
+    manager.configure_client_id(client_id)?;
+    Ok(manager)
+}
+
+/// `application/x-www-form-urlencoded` escaping of one value.
+fn form_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
 }
 
 /// Signs in to the server `name` at `remote`: discovery (from the server's
