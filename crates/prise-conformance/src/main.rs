@@ -123,41 +123,83 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
         options,
     )
     .await;
-    let outcome = exercise(&mounts, scenario).await;
+    let outcome = exercise(&mounts, scenario, context).await;
     mounts.close().await;
     let _ = std::fs::remove_dir_all(&sign_ins);
     outcome
 }
 
-/// What the scenario asks of a mounted client.
-async fn exercise(mounts: &Mounts, scenario: &str) -> Result<(), String> {
+/// What the scenario asks of a mounted client: the calls its context lists, or else
+/// a call of every tool the server offers, as a user trying a server out would make.
+/// Every call is made even after one fails; the first failure is the outcome.
+async fn exercise(mounts: &Mounts, scenario: &str, context: &Value) -> Result<(), String> {
     if let Some(failure) = mounts.failures().first() {
         return Err(failure.to_string());
     }
-    let calls: Vec<(String, Value)> = match scenario {
-        "tools_call" => vec![("test__add_numbers".into(), json!({"a": 5, "b": 3}))],
-        "elicitation-sep1034-client-defaults" => {
-            vec![("test__test_client_elicitation_defaults".into(), json!({}))]
-        }
-        "sse-retry" => vec![("test__test_reconnection".into(), json!({}))],
-        // Sign-in scenarios: use what the server offers, as a person would.
-        s if s.starts_with("auth/") => mounts
-            .tools()
-            .into_iter()
-            .map(|t| (t.name, json!({})))
-            .collect(),
-        // `initialize` and anything unknown: mounting (handshake and listing) is the test.
-        _ => Vec::new(),
+    let tools = mounts.tools();
+    let calls: Vec<(String, Value)> = if let Some(listed) = context["toolCalls"].as_array() {
+        listed
+            .iter()
+            .filter_map(|c| {
+                Some((
+                    format!("test__{}", c["name"].as_str()?),
+                    c["arguments"].clone(),
+                ))
+            })
+            .collect()
+    } else if scenario == "json-schema-2020-12-preservation" {
+        // The suite asks for the rich schema to be sent back as it was received, to
+        // show that mounting kept every keyword.
+        let focal = tools
+            .iter()
+            .find(|t| t.tool.name == "json_schema_2020_12_tool");
+        let schema = focal.map(|t| Value::Object((*t.tool.input_schema).clone()));
+        vec![("test__json_schema_echo".into(), json!({ "schema": schema }))]
+    } else {
+        tools
+            .iter()
+            .map(|t| (t.name.clone(), example_arguments(&t.tool.input_schema)))
+            .collect()
     };
+    let mut first_failure = None;
     for (tool, arguments) in calls {
-        let result = mounts
+        match mounts
             .call_tool(&tool, arguments.as_object().cloned())
             .await
-            .map_err(|e| e.to_string())?;
-        eprintln!(
-            "{tool}: {}",
-            serde_json::to_string(&result).unwrap_or_default()
-        );
+        {
+            Ok(result) => eprintln!(
+                "{tool}: {}",
+                serde_json::to_string(&result).unwrap_or_default()
+            ),
+            Err(e) => {
+                eprintln!("{tool}: {e}");
+                first_failure.get_or_insert(e.to_string());
+            }
+        }
     }
-    Ok(())
+    first_failure.map_or(Ok(()), Err)
+}
+
+/// Arguments for a tool: an example value for each required property, by its type.
+fn example_arguments(schema: &serde_json::Map<String, Value>) -> Value {
+    let mut arguments = serde_json::Map::new();
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let property = &schema.get("properties").unwrap_or(&Value::Null)[name];
+        let value = if let Some(first) = property["enum"].as_array().and_then(|e| e.first()) {
+            first.clone()
+        } else if let Some(default) = property.get("default") {
+            default.clone()
+        } else {
+            match property["type"].as_str() {
+                Some("number" | "integer") => json!(1),
+                Some("boolean") => json!(true),
+                Some("array") => json!([]),
+                Some("object") => json!({}),
+                _ => json!("example"),
+            }
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    Value::Object(arguments)
 }

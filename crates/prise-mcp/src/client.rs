@@ -82,12 +82,7 @@ impl ClientHandler for Client {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        *self
-            .shared
-            .roots_asked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
-        Ok(ListRootsResult::new(self.roots.to_vec()))
+        Ok(self.roots())
     }
 
     async fn create_elicitation(
@@ -95,27 +90,7 @@ impl ClientHandler for Client {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let (action, content) = match request {
-            ElicitRequestParams::FormElicitationParams {
-                message,
-                requested_schema,
-                ..
-            } => {
-                let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
-                match self.elicitor.elicit(&self.server, &message, &schema).await {
-                    Elicitation::Accept(content) => (ElicitationAction::Accept, Some(content)),
-                    Elicitation::Decline => (ElicitationAction::Decline, None),
-                    Elicitation::Cancel => (ElicitationAction::Cancel, None),
-                }
-            }
-            // URL mode (open a page, wait for an out-of-band answer) is not offered.
-            _ => (ElicitationAction::Decline, None),
-        };
-        let result = ElicitResult::new(action);
-        Ok(match content {
-            Some(content) => result.with_content(serde_json::Value::Object(content)),
-            None => result,
-        })
+        Ok(self.elicit(request).await)
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -181,6 +156,42 @@ impl ClientHandler for Client {
 }
 
 impl Client {
+    /// The roots offered to this server, noting that it asked.
+    pub fn roots(&self) -> ListRootsResult {
+        *self
+            .shared
+            .roots_asked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+        ListRootsResult::new(self.roots.to_vec())
+    }
+
+    /// A server's question, answered by the elicitor (form mode; URL mode is
+    /// declined).
+    pub async fn elicit(&self, request: ElicitRequestParams) -> ElicitResult {
+        let (action, content) = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => {
+                let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+                match self.elicitor.elicit(&self.server, &message, &schema).await {
+                    Elicitation::Accept(content) => (ElicitationAction::Accept, Some(content)),
+                    Elicitation::Decline => (ElicitationAction::Decline, None),
+                    Elicitation::Cancel => (ElicitationAction::Cancel, None),
+                }
+            }
+            // URL mode (open a page, wait for an out-of-band answer) is not offered.
+            _ => (ElicitationAction::Decline, None),
+        };
+        let result = ElicitResult::new(action);
+        match content {
+            Some(content) => result.with_content(serde_json::Value::Object(content)),
+            None => result,
+        }
+    }
+
     /// A connection that is closing cannot be re-listed; that is no news.
     fn relist_failed(&self, what: &str, error: &rmcp::ServiceError) {
         if matches!(error, rmcp::ServiceError::TransportClosed) {

@@ -23,6 +23,7 @@ mod mount;
 mod mounts;
 pub mod registry;
 mod roots;
+mod rounds;
 mod sse;
 mod step_up;
 mod supervise;

@@ -336,9 +336,54 @@ impl Mount {
         }
     }
 
+    /// Sends a request and follows it through the server's `input_required` rounds
+    /// (see `rounds`) to its result.
+    async fn request(
+        &self,
+        mut request: ClientRequest,
+        method: &str,
+    ) -> Result<ServerResult, CallError> {
+        let fail = |cause: String| CallError::Transport {
+            server: self.name.clone(),
+            method: method.to_owned(),
+            cause,
+        };
+        let mut state_only = 0;
+        for _ in 0..crate::rounds::MAX_ROUNDS {
+            let result = self.request_stepping_up(request.clone(), method).await?;
+            let ServerResult::InputRequiredResult(asked) = result else {
+                return Ok(result);
+            };
+            let questions = asked.input_requests.unwrap_or_default();
+            if questions.is_empty() && asked.request_state.is_none() {
+                return Err(fail("the server asked for input but named none".to_owned()));
+            }
+            if questions.is_empty() {
+                tokio::time::sleep(crate::rounds::pause(state_only)).await;
+                state_only += 1;
+            } else {
+                state_only = 0;
+            }
+            let client = self.live.current().service.service().clone();
+            let answers = crate::rounds::answers(&client, questions)
+                .await
+                .map_err(fail)?;
+            let answers = (!answers.is_empty()).then_some(answers);
+            if !crate::rounds::again(&mut request, answers, asked.request_state) {
+                return Err(fail(
+                    "the server asked for input on a request that cannot carry it".to_owned(),
+                ));
+            }
+        }
+        Err(fail(format!(
+            "the server asked for more input {} times in a row; gave up",
+            crate::rounds::MAX_ROUNDS
+        )))
+    }
+
     /// Sends a request (see [`Mount::request_once`]); one that a signed-in server
     /// refused for want of scope is made again after a step-up.
-    async fn request(
+    async fn request_stepping_up(
         &self,
         request: ClientRequest,
         method: &str,
