@@ -14,6 +14,7 @@ use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, RunningService, serve_client_with_lifecycle,
 };
 use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::auth::AuthorizationManager;
 
 use crate::auth::{self, TokenStore};
 use crate::catalog::Catalog;
@@ -247,57 +248,85 @@ async fn http_attempt(
         connected.challenges = challenges.clone();
         connected
     };
-    let first = match stored {
-        Some(manager) => {
-            let transport = http::signed_in_transport(remote, max, manager, &challenges)
-                .map_err(Failed::new)?;
-            handshake(client.clone(), transport, lifecycle.clone()).await
+    // A server may ask to sign in again straight after a sign-in: its authorization
+    // server moved (SEP-2352), or it took the token for one request and not the next.
+    // Once more is worth trying; after that the sign-in is not what fails.
+    let mut manager = stored;
+    let mut sign_ins = 0;
+    loop {
+        let attempt = match manager.take() {
+            Some(manager) => {
+                let transport = http::signed_in_transport(remote, max, manager, &challenges)
+                    .map_err(Failed::new)?;
+                handshake(client.clone(), transport, lifecycle.clone()).await
+            }
+            None => {
+                let transport = http::transport(remote, max, &challenges).map_err(Failed::new)?;
+                handshake(client.clone(), transport, lifecycle.clone()).await
+            }
         }
-        None => {
-            let transport = http::transport(remote, max, &challenges).map_err(Failed::new)?;
-            handshake(client.clone(), transport, lifecycle.clone()).await
+        .map(with_challenges);
+        let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
+        // A token configured in the headers is the person's own choice: a 401 says it
+        // is wrong, not that prise should sign in instead.
+        let own_token = crate::reauth::has_own_token(remote);
+        let (Err(_), Some(http::Challenge::SignIn(header)), false) =
+            (&attempt, challenge, own_token)
+        else {
+            return attempt;
+        };
+        if sign_ins == MAX_SIGN_INS {
+            return attempt;
         }
+        sign_ins += 1;
+        let Some(store) = &store else {
+            return Err(Failed::new(needs_sign_in(&server.name)));
+        };
+        manager = Some(
+            sign_in(server, remote, options, store, &header, &[])
+                .await
+                .map_err(Failed::new)?,
+        );
     }
-    .map(with_challenges);
-    let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
-    // A token configured in the headers is the person's own choice: a 401 says it is
-    // wrong, not that prise should sign in instead.
-    let own_token = remote
-        .headers
-        .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
-    let (Err(_), Some(http::Challenge::SignIn(header)), false) = (&first, challenge, own_token)
-    else {
-        return first;
-    };
+}
+
+/// Sign-ins one connection attempt may make.
+const MAX_SIGN_INS: u32 = 2;
+
+/// What to say when a server needs a sign-in that nobody can make here.
+pub(crate) fn needs_sign_in(server: &str) -> String {
+    format!("needs you to sign in: run `prise auth login {server}`")
+}
+
+/// Signs in to `remote` after its challenge `header`: by itself when configured as a
+/// machine (`"clientCredentials"`), else through the person, when there is one.
+/// `scopes`, when given, are asked for instead of those the server names.
+pub(crate) async fn sign_in(
+    server: &Server,
+    remote: &prise_config::Remote,
+    options: &MountOptions,
+    store: &TokenStore,
+    header: &str,
+    scopes: &[String],
+) -> Result<AuthorizationManager, String> {
     let machine = remote.oauth.as_ref().is_some_and(|o| o.client_credentials);
-    let manager = match (&options.sign_in, &store) {
+    let manager = match &options.sign_in {
         // A machine signs in by itself, person or not.
-        (_, Some(store)) if machine => auth::client_credentials(remote, Some(&header), store).await,
-        (Some(person), Some(store)) => {
+        _ if machine => auth::client_credentials(remote, Some(header), store).await,
+        Some(person) => {
             auth::sign_in(
                 &server.name,
                 remote,
-                Some(&header),
-                &[],
+                Some(header),
+                scopes,
                 person.as_ref(),
                 store,
             )
             .await
         }
-        _ => {
-            return Err(Failed::new(format!(
-                "needs you to sign in: run `prise auth login {}`",
-                server.name
-            )));
-        }
-    }
-    .map_err(|e| Failed::new(format!("signing in failed: {e}")))?;
-    let transport =
-        http::signed_in_transport(remote, max, manager, &challenges).map_err(Failed::new)?;
-    handshake(client, transport, lifecycle)
-        .await
-        .map(with_challenges)
+        None => return Err(needs_sign_in(&server.name)),
+    };
+    manager.map_err(|e| format!("signing in failed: {e}"))
 }
 
 /// The handshake in `lifecycle`, then the listing of everything the server offers.
@@ -319,10 +348,6 @@ where
             cause: describe_init(e),
         })?;
     let catalog = list(&service).await.map_err(Failed::new)?;
-    // A server that asked for roots while starting (server-filesystem does, on
-    // `initialized`) switches to them when it reads the answer. One more round trip
-    // after that answer means the first call comes after it, so a call made right
-    // after mounting sees the roots, not the folders the server started with.
     // A server that asked for roots while starting (server-filesystem does, on
     // `initialized`) switches to them some time after reading the answer: it checks
     // each folder on disk first. A call made in between would still see the folders

@@ -21,11 +21,11 @@ mod http;
 mod limit;
 mod mount;
 mod mounts;
+mod reauth;
 pub mod registry;
 mod roots;
 mod rounds;
 mod sse;
-mod step_up;
 mod supervise;
 mod template;
 

@@ -101,7 +101,7 @@ pub struct Mount {
     startup: Duration,
     supervisor: Option<tokio::task::AbortHandle>,
     /// For a remote server: what signing in again for more scope takes.
-    reach: Option<Arc<crate::step_up::Reach>>,
+    reach: Option<Arc<crate::reauth::Reach>>,
 }
 
 impl std::fmt::Debug for Mount {
@@ -176,7 +176,7 @@ impl Mount {
         let restarts = matches!(server.restart, RestartPolicy::OnFailure { .. })
             && matches!(server.transport, Transport::Stdio(_));
         let reach = matches!(server.transport, Transport::Http(_)).then(|| {
-            Arc::new(crate::step_up::Reach {
+            Arc::new(crate::reauth::Reach {
                 server: server.clone(),
                 options: options.clone(),
                 client: client.clone(),
@@ -350,7 +350,7 @@ impl Mount {
         };
         let mut state_only = 0;
         for _ in 0..crate::rounds::MAX_ROUNDS {
-            let result = self.request_stepping_up(request.clone(), method).await?;
+            let result = self.request_signed_in(request.clone(), method).await?;
             let ServerResult::InputRequiredResult(asked) = result else {
                 return Ok(result);
             };
@@ -381,9 +381,9 @@ impl Mount {
         )))
     }
 
-    /// Sends a request (see [`Mount::request_once`]); one that a signed-in server
-    /// refused for want of scope is made again after a step-up.
-    async fn request_stepping_up(
+    /// Sends a request (see [`Mount::request_once`]); one that the server refused for
+    /// want of a sign-in or of scope is made again after signing in again (`reauth`).
+    async fn request_signed_in(
         &self,
         request: ClientRequest,
         method: &str,
@@ -392,7 +392,7 @@ impl Mount {
         let (Err(error), Some(reach)) = (&outcome, &self.reach) else {
             return outcome;
         };
-        match reach.step_up(&self.live).await {
+        match reach.sign_in_again(&self.live).await {
             Ok(true) => self.request_once(request, method).await,
             Ok(false) => outcome,
             Err(why) => Err(CallError::Transport {

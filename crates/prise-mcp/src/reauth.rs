@@ -1,0 +1,111 @@
+//! Signing in again while mounted. A server that refuses a request on a live
+//! connection is signed in to again and the request made again, once per request and
+//! at most [`MAX_SIGN_INS`] times per mount (a server that keeps asking must not send
+//! the person round in circles):
+//! - 403 `insufficient_scope`: a step-up, for the scopes granted and those it names;
+//! - 401: the token stopped working (revoked, expired past refreshing, or issued by
+//!   an authorization server the server no longer trusts, SEP-2352): a new sign-in,
+//!   discovery first, since the server may now point elsewhere.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use prise_config::{Server, Transport};
+
+use crate::auth::TokenStore;
+use crate::client::Client;
+use crate::connect::{self, StderrSlot};
+use crate::http::Challenge;
+use crate::mount::{Live, MountOptions};
+
+/// Sign-ins a mount may make after it is mounted.
+pub(crate) const MAX_SIGN_INS: u32 = 2;
+
+/// What a mount needs to sign in again and reconnect.
+pub(crate) struct Reach {
+    pub server: Server,
+    pub options: MountOptions,
+    pub client: Client,
+    /// Sign-ins made so far.
+    pub made: AtomicU32,
+}
+
+impl Reach {
+    /// Signs in again when the last refusal asked for it and someone can sign in,
+    /// then replaces the connection with one that carries the new token. `Ok(true)`:
+    /// the request is worth making again.
+    pub async fn sign_in_again(&self, live: &Live) -> Result<bool, String> {
+        let connection = live.current();
+        let challenge = connection
+            .challenges
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let Transport::Http(remote) = &self.server.transport else {
+            return Ok(false);
+        };
+        let (header, wanted) = match challenge {
+            Some(Challenge::Scope { header, scope }) => (header, Some(scope)),
+            // A token of the person's own, in the headers, is theirs to replace.
+            Some(Challenge::SignIn(_)) if has_own_token(remote) => return Ok(false),
+            Some(Challenge::SignIn(header)) => (header, None),
+            None => return Ok(false),
+        };
+        let Some(dir) = &self.options.auth_dir else {
+            return Err(connect::needs_sign_in(&self.server.name));
+        };
+        let machine = remote.oauth.as_ref().is_some_and(|o| o.client_credentials);
+        if self.options.sign_in.is_none() && !machine && wanted.is_some() {
+            return Err(format!(
+                "the server needs more permissions ({}): run `prise auth login {}`",
+                wanted.flatten().as_deref().unwrap_or("a wider scope"),
+                self.server.name
+            ));
+        }
+        if self.made.fetch_add(1, Ordering::AcqRel) >= MAX_SIGN_INS {
+            return Err(format!(
+                "the server asked to sign in again {MAX_SIGN_INS} times; not asking again"
+            ));
+        }
+        let store = TokenStore::new(dir, &self.server.name, &remote.url);
+        // A step-up asks for what was granted and what is asked for now.
+        let scopes: Vec<String> = match &wanted {
+            Some(scope) => {
+                let mut scopes = store.read().map(|c| c.granted_scopes).unwrap_or_default();
+                for wanted in scope.iter().flat_map(|s| s.split_whitespace()) {
+                    if !scopes.iter().any(|s| s == wanted) {
+                        scopes.push(wanted.to_owned());
+                    }
+                }
+                scopes
+            }
+            None => Vec::new(),
+        };
+        connect::sign_in(
+            &self.server,
+            remote,
+            &self.options,
+            &store,
+            &header,
+            &scopes,
+        )
+        .await?;
+        let connected = connect::establish(
+            &self.server,
+            &self.options,
+            self.client.clone(),
+            &StderrSlot::default(),
+        )
+        .await
+        .map_err(|failed| failed.cause)?;
+        live.reconnected(connected);
+        Ok(true)
+    }
+}
+
+/// Whether the server's `Authorization` header is configured by hand.
+pub(crate) fn has_own_token(remote: &prise_config::Remote) -> bool {
+    remote
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+}
