@@ -143,6 +143,21 @@ pub struct Remote {
     pub oauth: Option<OAuth>,
 }
 
+impl Remote {
+    /// Whether an `Authorization` header is configured: the person's own token, which
+    /// prise sends as it is and never replaces with a sign-in of its own.
+    pub fn has_own_token(&self) -> bool {
+        self.headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+    }
+
+    /// Whether it signs in as a machine (`"oauth": {"clientCredentials": true}`).
+    pub fn signs_in_by_itself(&self) -> bool {
+        self.oauth.as_ref().is_some_and(|o| o.client_credentials)
+    }
+}
+
 /// A server's `"oauth"` settings: a client registered beforehand, or a Client ID
 /// Metadata Document, and what to ask for.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -269,7 +269,7 @@ async fn http_attempt(
         let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
         // A token configured in the headers is the person's own choice: a 401 says it
         // is wrong, not that prise should sign in instead.
-        let own_token = crate::reauth::has_own_token(remote);
+        let own_token = remote.has_own_token();
         let (Err(_), Some(http::Challenge::SignIn(header)), false) =
             (&attempt, challenge, own_token)
         else {
@@ -309,10 +309,11 @@ pub(crate) async fn sign_in(
     header: &str,
     scopes: &[String],
 ) -> Result<AuthorizationManager, String> {
-    let machine = remote.oauth.as_ref().is_some_and(|o| o.client_credentials);
     let manager = match &options.sign_in {
         // A machine signs in by itself, person or not.
-        _ if machine => auth::client_credentials(remote, Some(header), store).await,
+        _ if remote.signs_in_by_itself() => {
+            auth::client_credentials(remote, Some(header), store).await
+        }
         Some(person) => {
             auth::sign_in(
                 &server.name,

@@ -8,6 +8,7 @@
 //!
 //! It must not know about language models, prompts to models or approval.
 
+pub mod accounts;
 pub mod auth;
 mod catalog;
 pub mod child;

@@ -46,15 +46,14 @@ impl Reach {
         let (header, wanted) = match challenge {
             Some(Challenge::Scope { header, scope }) => (header, Some(scope)),
             // A token of the person's own, in the headers, is theirs to replace.
-            Some(Challenge::SignIn(_)) if has_own_token(remote) => return Ok(false),
+            Some(Challenge::SignIn(_)) if remote.has_own_token() => return Ok(false),
             Some(Challenge::SignIn(header)) => (header, None),
             None => return Ok(false),
         };
         let Some(dir) = &self.options.auth_dir else {
             return Err(connect::needs_sign_in(&self.server.name));
         };
-        let machine = remote.oauth.as_ref().is_some_and(|o| o.client_credentials);
-        if self.options.sign_in.is_none() && !machine && wanted.is_some() {
+        if self.options.sign_in.is_none() && !remote.signs_in_by_itself() && wanted.is_some() {
             return Err(format!(
                 "the server needs more permissions ({}): run `prise auth login {}`",
                 wanted.flatten().as_deref().unwrap_or("a wider scope"),
@@ -100,12 +99,4 @@ impl Reach {
         live.reconnected(connected);
         Ok(true)
     }
-}
-
-/// Whether the server's `Authorization` header is configured by hand.
-pub(crate) fn has_own_token(remote: &prise_config::Remote) -> bool {
-    remote
-        .headers
-        .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
 }

@@ -91,6 +91,9 @@ pub enum Command {
     Remove(RemoveArgs),
     /// Copy the servers of Claude Desktop, Cursor or VS Code into a configuration file.
     Import(ImportArgs),
+    /// Sign in to remote servers that ask for it (OAuth), see sign-ins, sign out.
+    #[command(subcommand)]
+    Auth(AuthCommand),
     /// Serve a built-in MCP server.
     #[command(subcommand)]
     Serve(ServeCommand),
@@ -391,6 +394,47 @@ pub enum Output {
     Json,
     /// JSON lines as events happen.
     StreamJson,
+}
+
+/// `prise auth`: sign-ins to remote servers.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Sign in to a remote server now, in the browser; prise also signs in when a
+    /// server first asks, if it runs in a terminal.
+    Login(LoginArgs),
+    /// Show each remote server's sign-in: scopes, expiry, issuer (never the tokens).
+    Status(AuthStatusArgs),
+    /// Sign out of a server: its tokens are revoked where the authorization server
+    /// allows it, and forgotten.
+    Logout(LogoutArgs),
+}
+
+/// Arguments of `prise auth login`.
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// The server, as configured.
+    pub server: String,
+    /// Print the address to open instead of opening a browser (over SSH, say); the
+    /// address the browser ends on can then be pasted back.
+    #[arg(long)]
+    pub no_browser: bool,
+}
+
+/// Arguments of `prise auth status`.
+#[derive(Debug, Args)]
+pub struct AuthStatusArgs {
+    /// Only this server.
+    pub server: Option<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `prise auth logout`.
+#[derive(Debug, Args)]
+pub struct LogoutArgs {
+    /// The server, as configured.
+    pub server: String,
 }
 
 /// Built-in servers.

@@ -13,13 +13,14 @@ mod markdown;
 mod output;
 mod progress;
 mod question;
+mod sign_in;
 mod signals;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, ServeCommand};
+use crate::cli::{AuthCommand, Cli, Command, ServeCommand};
 use crate::commands::mounted::Servers;
 use crate::failure::Failure;
 
@@ -56,6 +57,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Config(args) => commands::config::run(&cli.servers, args.json),
         Command::Completions { shell } => commands::completions(shell),
         Command::Sessions(args) => commands::sessions::list(args.json),
+        Command::Auth(AuthCommand::Status(args)) => commands::auth::status(servers()?, args),
         Command::Add(args) => commands::edit::add(&cli.servers, args),
         Command::Remove(args) => commands::edit::remove(&cli.servers, args),
         Command::Import(args) => commands::edit::import(&cli.servers, args),
@@ -77,6 +79,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     Command::Prompt(args) => commands::inspect::prompt(servers, args).await,
                     Command::Run(args) => commands::run::run(servers, args).await,
                     Command::Models(args) => commands::models::list(servers.config, args).await,
+                    Command::Auth(AuthCommand::Login(args)) => {
+                        commands::auth::login(servers, args).await
+                    }
+                    Command::Auth(AuthCommand::Logout(args)) => {
+                        commands::auth::logout(servers, args).await
+                    }
                     _ => unreachable!("handled above"),
                 }
             }))

@@ -11,6 +11,7 @@
 //! test), and the steps of a sign-in ([`sign_in`]).
 
 mod assertion;
+mod loopback;
 mod store;
 
 use std::future::Future;
@@ -22,6 +23,7 @@ use rmcp::transport::auth::{
     ClientCredentialsConfig,
 };
 
+pub use loopback::{Loopback, SIGN_IN_WAIT, Show};
 pub use store::TokenStore;
 
 /// A boxed future, for the traits below.
@@ -167,17 +169,13 @@ async fn signed_client_credentials(
         form.push(("scope", scopes.join(" ")));
     }
     let client = crate::http::client().map_err(SignInError::Protocol)?;
-    let body: Vec<String> = form
-        .iter()
-        .map(|(key, value)| format!("{key}={}", form_encode(value)))
-        .collect();
     let response = client
         .post(&metadata.token_endpoint)
         .header(
             reqwest::header::CONTENT_TYPE,
             "application/x-www-form-urlencoded",
         )
-        .body(body.join("&"))
+        .body(self::form(&form))
         .send()
         .await
         .map_err(|e| SignInError::Protocol(format!("the token request failed: {e}")))?;
@@ -216,6 +214,45 @@ async fn signed_client_credentials(
     rmcp::transport::auth::CredentialStore::save(store, stored).await?;
     manager.configure_client_id(client_id)?;
     Ok(manager)
+}
+
+/// An `application/x-www-form-urlencoded` body.
+pub(crate) fn form(pairs: &[(&str, String)]) -> String {
+    let pairs: Vec<String> = pairs
+        .iter()
+        .map(|(key, value)| format!("{key}={}", form_encode(value)))
+        .collect();
+    pairs.join("&")
+}
+
+/// The metadata of the authorization server `issuer` (RFC 8414, then OpenID
+/// discovery), as JSON: for the endpoints rmcp does not use (revocation).
+pub(crate) async fn issuer_metadata(issuer: &str) -> Result<serde_json::Value, String> {
+    let url = reqwest::Url::parse(issuer).map_err(|e| format!("issuer {issuer}: {e}"))?;
+    let path = url.path().trim_end_matches('/');
+    let origin = url.origin().ascii_serialization();
+    let candidates = [
+        // RFC 8414 §3.1: the well-known part goes between the host and the path.
+        format!("{origin}/.well-known/oauth-authorization-server{path}"),
+        format!("{origin}/.well-known/openid-configuration{path}"),
+        format!("{origin}{path}/.well-known/openid-configuration"),
+    ];
+    let client = crate::http::client()?;
+    for candidate in candidates {
+        let Ok(response) = client.get(&candidate).send().await else {
+            continue;
+        };
+        if !response.status().is_success() {
+            continue;
+        }
+        if let Ok(metadata) = response.json::<serde_json::Value>().await
+            && metadata["issuer"].as_str().map(|i| i.trim_end_matches('/'))
+                == Some(issuer.trim_end_matches('/'))
+        {
+            return Ok(metadata);
+        }
+    }
+    Err(format!("the metadata of {issuer} cannot be found"))
 }
 
 /// `application/x-www-form-urlencoded` escaping of one value.
@@ -283,7 +320,25 @@ pub async fn sign_in(
         .visit(name.to_owned(), session.get_authorization_url().to_owned())
         .await
         .map_err(SignInError::Person)?;
+    if let Some(refusal) = refused(&came_back) {
+        return Err(refusal);
+    }
     session.handle_callback_url(&came_back).await?;
     tracing::info!(server = name, "signed in");
     Ok(session.auth_manager)
+}
+
+/// The authorization server's refusal (RFC 6749 §4.1.2.1) in the URL the person came
+/// back to, in its words.
+fn refused(came_back: &str) -> Option<SignInError> {
+    let url = reqwest::Url::parse(came_back).ok()?;
+    let query: std::collections::HashMap<_, _> = url.query_pairs().collect();
+    let error = query.get("error")?;
+    let said = match query.get("error_description") {
+        Some(description) => format!("{error}: {description}"),
+        None => error.to_string(),
+    };
+    Some(SignInError::Person(format!(
+        "the authorization server refused the sign-in ({said})"
+    )))
 }

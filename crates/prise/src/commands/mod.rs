@@ -1,5 +1,6 @@
 //! One module per subcommand; each takes parsed arguments and writes results to stdout.
 
+pub mod auth;
 pub mod chat;
 pub mod config;
 mod describe;

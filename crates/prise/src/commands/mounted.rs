@@ -62,6 +62,19 @@ impl Servers {
         }
     }
 
+    /// The configured server of this name.
+    pub fn server(&self, name: &str) -> Result<&Server, Failure> {
+        let servers = self
+            .config
+            .as_ref()
+            .map(|c| c.servers.as_slice())
+            .unwrap_or_default();
+        servers
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| no_server(name, servers.iter().map(|s| s.name.as_str()), None))
+    }
+
     /// Mounts what `wanted` needs, after checking that it names servers that exist
     /// and are enabled. Servers that fail are left out; see [`report`].
     pub async fn mount(self, wanted: Wanted<'_>) -> Result<Mounts, Failure> {
@@ -95,6 +108,7 @@ impl Servers {
         let events = tokio::sync::broadcast::channel(256).0;
         let mut options = MountOptions {
             elicitor: crate::elicitor::for_this_session(),
+            sign_in: crate::sign_in::while_mounting(),
             events: Some(events.clone()),
             ..MountOptions::default()
         };
