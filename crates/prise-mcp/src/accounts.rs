@@ -50,7 +50,7 @@ impl SignedIn {
 /// The remote part of a server, or why it has no sign-in.
 pub fn remote(server: &Server) -> Result<&Remote, String> {
     match &server.transport {
-        Transport::Http(remote) => Ok(remote),
+        Transport::Http(remote) | Transport::Sse(remote) => Ok(remote),
         _ => Err(format!(
             "server {} runs on this machine: only remote (URL) servers are signed in to",
             server.name
@@ -101,34 +101,47 @@ pub async fn login(server: &Server, options: &MountOptions) -> Result<Account, S
         ));
     }
     let store = TokenStore::new(dir, &server.name, &remote.url);
-    let challenge = challenge(remote).await.unwrap_or_default();
+    let legacy = matches!(server.transport, Transport::Sse(_));
+    let challenge = challenge(remote, legacy).await.unwrap_or_default();
     crate::connect::sign_in(server, remote, options, &store, &challenge, &[]).await?;
     account(server, dir)
 }
 
 /// What the server says to a client that has not signed in: its `WWW-Authenticate`
-/// header, when it answers 401.
-async fn challenge(remote: &Remote) -> Option<String> {
+/// header, when it answers 401. A `legacy` (SSE) server is asked for its event
+/// stream, a Streamable HTTP one is sent `initialize`.
+async fn challenge(remote: &Remote, legacy: bool) -> Option<String> {
     let client = crate::http::client().ok()?;
-    let mut request = client
-        .post(&remote.url)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(
-            reqwest::header::ACCEPT,
-            "application/json, text/event-stream",
-        );
+    let mut request = if legacy {
+        client
+            .get(&remote.url)
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+    } else {
+        let initialize = serde_json::json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": { "name": "prise", "version": env!("CARGO_PKG_VERSION") }
+            }
+        });
+        client
+            .post(&remote.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(
+                reqwest::header::ACCEPT,
+                "application/json, text/event-stream",
+            )
+            .body(initialize.to_string())
+    };
     for (name, value) in &remote.headers {
         request = request.header(name, value);
     }
-    let initialize = serde_json::json!({
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": { "name": "prise", "version": env!("CARGO_PKG_VERSION") }
-        }
-    });
-    let response = request.body(initialize.to_string()).send().await.ok()?;
+    www_authenticate(request.send().await.ok()?)
+}
+
+/// The challenge of a 401.
+fn www_authenticate(response: reqwest::Response) -> Option<String> {
     if response.status() != reqwest::StatusCode::UNAUTHORIZED {
         return None;
     }

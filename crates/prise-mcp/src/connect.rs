@@ -16,7 +16,7 @@ use rmcp::service::{
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::auth::AuthorizationManager;
 
-use crate::auth::{self, TokenStore};
+use crate::auth::{self, BoxFuture, TokenStore};
 use crate::catalog::Catalog;
 use crate::child::{self, ChildServer, StderrLog};
 use crate::client::Client;
@@ -204,17 +204,7 @@ async fn attempt(
                 failed
             }),
         Transport::Sse(remote) => {
-            let transport = sse::LegacySse::connect(
-                remote,
-                http::client().map_err(Failed::new)?,
-                server.max_message_size,
-            )
-            .await
-            .map_err(|cause| {
-                Failed::new(format!("{} ({})", crate::error::tidy(&cause), remote.url))
-            })?;
-            // The legacy transport predates server/discover: initialize it is.
-            handshake(client, transport, ClientLifecycleMode::Initialize)
+            sse_attempt(server, remote, options, client)
                 .await
                 .map_err(|mut failed| {
                     failed.cause = format!("{} ({})", failed.cause, remote.url);
@@ -224,9 +214,8 @@ async fn attempt(
     }
 }
 
-/// One try at a Streamable HTTP server: with its stored sign-in when there is one;
-/// when it refuses for want of one, signing in (if someone can: `options.sign_in`)
-/// and trying once more, else saying how to sign in.
+/// Connects over Streamable HTTP, signed in when a sign-in is on record (see
+/// [`signing_in`]).
 async fn http_attempt(
     server: &Server,
     remote: &prise_config::Remote,
@@ -236,47 +225,104 @@ async fn http_attempt(
 ) -> Result<Connected, Failed> {
     let max = server.max_message_size;
     let challenges = http::Challenges::default();
+    let challenges = &challenges;
+    let lifecycle = &lifecycle;
+    signing_in(server, remote, options, challenges, |manager| {
+        let client = client.clone();
+        Box::pin(async move {
+            match manager {
+                Some(manager) => {
+                    let transport = http::signed_in_transport(remote, max, manager, challenges)
+                        .map_err(Failed::new)?;
+                    handshake(client, transport, lifecycle.clone()).await
+                }
+                None => {
+                    let transport =
+                        http::transport(remote, max, challenges).map_err(Failed::new)?;
+                    handshake(client, transport, lifecycle.clone()).await
+                }
+            }
+            .map(|mut connected| {
+                // Kept, for the mount to act on a refusal mid-session (`reauth`).
+                connected.challenges = challenges.clone();
+                connected
+            })
+        })
+    })
+    .await
+}
+
+/// Connects over legacy SSE, signed in when a sign-in is on record (see
+/// [`signing_in`]). The token is taken (refreshed if need be) when connecting: the
+/// transport predates sign-in, so a token that runs out mid-session fails its
+/// request, and the next mount signs in again.
+async fn sse_attempt(
+    server: &Server,
+    remote: &prise_config::Remote,
+    options: &MountOptions,
+    client: Client,
+) -> Result<Connected, Failed> {
+    let challenges = http::Challenges::default();
+    let challenges = &challenges;
+    signing_in(server, remote, options, challenges, |manager| {
+        let client = client.clone();
+        Box::pin(async move {
+            let mut remote = remote.clone();
+            if let Some(manager) = manager {
+                let token = manager
+                    .get_access_token()
+                    .await
+                    .map_err(|e| Failed::new(format!("the sign-in cannot be used: {e}")))?;
+                remote
+                    .headers
+                    .push(("Authorization".to_owned(), format!("Bearer {token}")));
+            }
+            let http = http::client().map_err(Failed::new)?;
+            let transport =
+                sse::LegacySse::connect(&remote, http, server.max_message_size, challenges)
+                    .await
+                    .map_err(|cause| Failed::new(crate::error::tidy(&cause)))?;
+            // The legacy transport predates server/discover: initialize it is.
+            handshake(client, transport, ClientLifecycleMode::Initialize).await
+        })
+    })
+    .await
+}
+
+/// Makes `attempt`, with the sign-in on record if there is one. When the server
+/// refuses for want of a sign-in (a 401 noted in `challenges`), signs in if someone
+/// can (`options.sign_in`, or by itself for a machine) and attempts again; else says
+/// how to sign in. A token configured in the headers is the person's own choice: a
+/// 401 then says it is wrong, not that prise should sign in instead.
+async fn signing_in<'a>(
+    server: &Server,
+    remote: &prise_config::Remote,
+    options: &MountOptions,
+    challenges: &http::Challenges,
+    mut attempt: impl FnMut(Option<AuthorizationManager>) -> BoxFuture<'a, Result<Connected, Failed>>,
+) -> Result<Connected, Failed> {
     let store = options
         .auth_dir
         .as_deref()
         .map(|dir| TokenStore::new(dir, &server.name, &remote.url));
-    let stored = match &store {
+    let mut manager = match &store {
         Some(store) => auth::stored(&remote.url, store).await,
         None => None,
-    };
-    let with_challenges = |mut connected: Connected| {
-        connected.challenges = challenges.clone();
-        connected
     };
     // A server may ask to sign in again straight after a sign-in: its authorization
     // server moved (SEP-2352), or it took the token for one request and not the next.
     // Once more is worth trying; after that the sign-in is not what fails.
-    let mut manager = stored;
     let mut sign_ins = 0;
     loop {
-        let attempt = match manager.take() {
-            Some(manager) => {
-                let transport = http::signed_in_transport(remote, max, manager, &challenges)
-                    .map_err(Failed::new)?;
-                handshake(client.clone(), transport, lifecycle.clone()).await
-            }
-            None => {
-                let transport = http::transport(remote, max, &challenges).map_err(Failed::new)?;
-                handshake(client.clone(), transport, lifecycle.clone()).await
-            }
-        }
-        .map(with_challenges);
+        let outcome = attempt(manager.take()).await;
         let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
-        // A token configured in the headers is the person's own choice: a 401 says it
-        // is wrong, not that prise should sign in instead.
-        let own_token = remote.has_own_token();
         let (Err(_), Some(http::Challenge::SignIn(header)), false) =
-            (&attempt, challenge, own_token)
+            (&outcome, challenge, remote.has_own_token())
         else {
-            return attempt;
+            return outcome;
         };
         if sign_ins == MAX_SIGN_INS {
-            return attempt;
+            return outcome;
         }
         sign_ins += 1;
         let Some(store) = &store else {

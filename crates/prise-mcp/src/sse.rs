@@ -38,6 +38,7 @@ impl LegacySse {
         remote: &Remote,
         client: reqwest::Client,
         max_event: usize,
+        challenges: &crate::http::Challenges,
     ) -> Result<LegacySse, String> {
         let base =
             reqwest::Url::parse(&remote.url).map_err(|e| format!("bad url {}: {e}", remote.url))?;
@@ -57,6 +58,14 @@ impl LegacySse {
             .await
             .map_err(|e| format!("cannot connect: {}", crate::connect::describe_http(&e)))?;
         if !response.status().is_success() {
+            // A server that wants a sign-in says how in its challenge.
+            let challenge = response.headers().get(reqwest::header::WWW_AUTHENTICATE);
+            if response.status() == reqwest::StatusCode::UNAUTHORIZED
+                && let Some(header) = challenge.and_then(|h| h.to_str().ok())
+            {
+                *challenges.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(crate::http::Challenge::SignIn(header.to_owned()));
+            }
             return Err(format!(
                 "the event stream answered HTTP {}",
                 response.status().as_u16()

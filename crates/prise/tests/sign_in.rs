@@ -62,13 +62,23 @@ struct World {
 }
 
 impl World {
+    /// The MCP server over Streamable HTTP.
     fn new() -> World {
+        World::over("http")
+    }
+
+    /// The MCP server over `transport`: `http` or `sse` (legacy).
+    fn over(transport: &str) -> World {
         let (authorization_server, issuer) = start("authorization_server.cjs", &[]);
-        let (server, url) = start("protected_server.cjs", &[("ISSUER", &issuer)]);
+        let (server, url) = start(
+            "protected_server.cjs",
+            &[("ISSUER", &issuer), ("TRANSPORT", transport)],
+        );
         let home = tempfile::tempdir().unwrap();
         std::fs::write(
             home.path().join(".mcp.json"),
-            serde_json::json!({"mcpServers": {"secure": {"url": url}}}).to_string(),
+            serde_json::json!({"mcpServers": {"secure": {"type": transport, "url": url}}})
+                .to_string(),
         )
         .unwrap();
         // $BROWSER is one program, as for a person; this one runs the scripted browser.
@@ -335,4 +345,39 @@ fn the_address_the_browser_ended_on_can_be_pasted_back() {
     pty.expect("secure works: it offers 1 tool");
     assert!(pty.wait().success(), "{}", pty.output());
     assert!(!world.access_token().is_empty());
+}
+
+#[test]
+fn a_legacy_sse_server_is_signed_in_to_the_same_way() {
+    let world = World::over("sse");
+    let out = world.prise().args(["tools", "secure"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("run `prise auth login secure`"),
+        "{}",
+        text(&out.stderr)
+    );
+    let login = world
+        .prise()
+        .args(["auth", "login", "secure"])
+        .output()
+        .unwrap();
+    assert!(
+        login.status.success(),
+        "{}\n{}",
+        text(&login.stderr),
+        world.browser_log()
+    );
+    assert_eq!(text(&login.stdout), "secure works: it offers 1 tool\n");
+    let call = world
+        .prise()
+        .args(["call", "secure__whoami"])
+        .output()
+        .unwrap();
+    assert!(call.status.success(), "{}", text(&call.stderr));
+    assert!(
+        text(&call.stdout).contains("scopes mcp:tools"),
+        "{}",
+        text(&call.stdout)
+    );
 }
