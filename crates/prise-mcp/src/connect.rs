@@ -314,6 +314,7 @@ async fn signing_in<'a>(
     // Once more is worth trying; after that the sign-in is not what fails.
     let mut sign_ins = 0;
     loop {
+        let had_sign_in = manager.is_some();
         let outcome = attempt(manager.take()).await;
         let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
         let (Err(_), Some(http::Challenge::SignIn(header)), false) =
@@ -325,8 +326,16 @@ async fn signing_in<'a>(
             return outcome;
         }
         sign_ins += 1;
-        let Some(store) = &store else {
-            return Err(Failed::new(needs_sign_in(&server.name)));
+        let nobody = options.sign_in.is_none() && !remote.signs_in_by_itself();
+        let (Some(store), false) = (&store, nobody) else {
+            return Err(Failed::new(if had_sign_in {
+                format!(
+                    "refused the sign-in on record (revoked or expired): run `prise auth login {}` to sign in again",
+                    server.name
+                )
+            } else {
+                needs_sign_in(&server.name)
+            }));
         };
         manager = Some(
             sign_in(server, remote, options, store, &header, &[])
@@ -373,7 +382,11 @@ pub(crate) async fn sign_in(
         }
         None => return Err(needs_sign_in(&server.name)),
     };
-    manager.map_err(|e| format!("signing in failed: {e}"))
+    manager.map_err(|e| match e {
+        // The person's part says what happened in its own words.
+        auth::SignInError::Person(why) => why,
+        auth::SignInError::Protocol(why) => format!("signing in failed: {why}"),
+    })
 }
 
 /// The handshake in `lifecycle`, then the listing of everything the server offers.

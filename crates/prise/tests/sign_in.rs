@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -142,24 +142,55 @@ impl World {
 
     /// The HTTP status the MCP server answers a `tools/list` carrying `token` with.
     fn status_with(&self, token: &str) -> u16 {
-        let address = self
-            .url
-            .trim_start_matches("http://")
-            .split('/')
-            .next()
-            .unwrap();
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        write!(
-            stream,
-            "POST /mcp HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer {token}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        answer.split(' ').nth(1).unwrap().parse().unwrap()
+        let headers = format!(
+            "authorization: Bearer {token}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n"
+        );
+        post(&self.url, &headers, body)
     }
+
+    /// Revokes the sign-in's tokens at the authorization server, as its owner
+    /// would from elsewhere (prise's file is left as it is).
+    fn revoke_behind_prises_back(&self) {
+        let stored = self.stored();
+        let client = stored["client_id"].as_str().unwrap();
+        for kind in ["refresh_token", "access_token"] {
+            let token = stored["token_response"][kind].as_str().unwrap();
+            let body = format!("token={token}&client_id={client}");
+            let headers = "content-type: application/x-www-form-urlencoded\r\n";
+            let status = post(&format!("{}/token/revocation", self.issuer), headers, &body);
+            assert_eq!(status, 200, "revoking the {kind}");
+        }
+    }
+
+    fn stored(&self) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(self.token_file()).unwrap()).unwrap()
+    }
+
+    /// Moves the sign-in's time back by `seconds`, as if it were that old.
+    fn age_sign_in(&self, seconds: u64) {
+        let mut stored = self.stored();
+        let received = stored["token_received_at"].as_u64().unwrap();
+        stored["token_received_at"] = (received - seconds).into();
+        std::fs::write(self.token_file(), stored.to_string()).unwrap();
+    }
+}
+
+/// The HTTP status of a POST of `body` to `url` (`http://127.0.0.1:PORT/PATH`).
+fn post(url: &str, headers: &str, body: &str) -> u16 {
+    let rest = url.trim_start_matches("http://");
+    let (address, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nhost: {address}\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // The status line is enough; a stream answer could stay open.
+    let mut status = String::new();
+    BufReader::new(stream).read_line(&mut status).unwrap();
+    status.split(' ').nth(1).unwrap().parse().unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -379,5 +410,70 @@ fn a_legacy_sse_server_is_signed_in_to_the_same_way() {
         text(&call.stdout).contains("scopes mcp:tools"),
         "{}",
         text(&call.stdout)
+    );
+}
+
+#[test]
+fn an_expired_token_is_renewed_alone_and_a_revoked_grant_asks_to_sign_in_again() {
+    let world = World::new();
+    let login = world
+        .prise()
+        .args(["auth", "login", "secure"])
+        .output()
+        .unwrap();
+    assert!(
+        login.status.success(),
+        "{}\n{}",
+        text(&login.stderr),
+        world.browser_log()
+    );
+    let visits = world.browser_log().lines().count();
+    let first = world.access_token();
+    assert!(world.stored()["token_response"]["refresh_token"].is_string());
+
+    // Two hours on, the hour-long token has expired: the next use renews it, with
+    // no one at the browser.
+    world.age_sign_in(7200);
+    let status = world.prise().args(["auth", "status"]).output().unwrap();
+    assert!(
+        text(&status.stdout).contains("expired, renewed on next use"),
+        "{}",
+        text(&status.stdout)
+    );
+    let call = world
+        .prise()
+        .args(["call", "secure__whoami"])
+        .output()
+        .unwrap();
+    assert!(call.status.success(), "{}", text(&call.stderr));
+    let second = world.access_token();
+    assert_ne!(first, second, "the token was renewed");
+    assert_eq!(
+        world.browser_log().lines().count(),
+        visits,
+        "no one was asked"
+    );
+    let status = world.prise().args(["auth", "status"]).output().unwrap();
+    assert!(
+        text(&status.stdout).contains("expires in 59 min, renewed automatically"),
+        "{}",
+        text(&status.stdout)
+    );
+
+    // Revoked elsewhere: renewing fails too, and the error says to sign in again.
+    world.revoke_behind_prises_back();
+    world.age_sign_in(7200);
+    let call = world
+        .prise()
+        .args(["call", "secure__whoami"])
+        .output()
+        .unwrap();
+    assert_eq!(call.status.code(), Some(1));
+    assert!(
+        text(&call.stderr).contains(
+            "refused the sign-in on record (revoked or expired): run `prise auth login secure` to sign in again"
+        ),
+        "{}",
+        text(&call.stderr)
     );
 }

@@ -164,7 +164,7 @@ fn state(server: &Server, account: &Account) -> (&'static str, String) {
     }
 }
 
-/// `, scopes a b, renewed automatically, issued by X` for a sign-in.
+/// `, scopes a b, expires in 52 min, renewed automatically, by ISSUER` for a sign-in.
 fn describe(account: &Account) -> String {
     let Some(signed_in) = &account.signed_in else {
         return String::new();
@@ -173,17 +173,19 @@ fn describe(account: &Account) -> String {
     if !signed_in.scopes.is_empty() {
         parts.push(format!("scopes {}", signed_in.scopes.join(" ")));
     }
+    let renewed = if signed_in.refreshable {
+        ", renewed automatically"
+    } else {
+        ""
+    };
     match signed_in
         .expires
         .map(|at| at.duration_since(SystemTime::now()))
     {
-        Some(Ok(left)) => parts.push(format!("expires in {}", in_words(left))),
-        Some(Err(_)) if signed_in.refreshable => parts.push("expired, renewed on use".to_owned()),
+        Some(Ok(left)) => parts.push(format!("expires in {}{renewed}", in_words(left))),
+        Some(Err(_)) if signed_in.refreshable => parts.push("expired, renewed on next use".into()),
         Some(Err(_)) => parts.push("expired".to_owned()),
         None => {}
-    }
-    if signed_in.refreshable && signed_in.expires.is_some() {
-        parts.push("renewed automatically".to_owned());
     }
     if let Some(issuer) = &signed_in.issuer {
         parts.push(format!("by {issuer}"));
