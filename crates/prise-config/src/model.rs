@@ -152,9 +152,9 @@ impl Remote {
             .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
     }
 
-    /// Whether it signs in as a machine (`"oauth": {"clientCredentials": true}`).
+    /// Whether it signs in with no person (see [`OAuth::signs_in_by_itself`]).
     pub fn signs_in_by_itself(&self) -> bool {
-        self.oauth.as_ref().is_some_and(|o| o.client_credentials)
+        self.oauth.as_ref().is_some_and(OAuth::signs_in_by_itself)
     }
 }
 
@@ -182,6 +182,57 @@ pub struct OAuth {
     /// A PKCS#8 PEM private key (P-256) that signs the client's assertions
     /// (`private_key_jwt`, RFC 7523), usually `${VAR}`.
     pub private_key: Option<String>,
+    /// A token the platform gives this workload (a CI job's or a cluster's OIDC
+    /// token), traded for an access token with the JWT bearer grant (RFC 7523,
+    /// workload identity federation): `"workloadToken"` or `"workloadTokenFile"`.
+    pub workload_token: Option<TokenSource>,
+    /// Enterprise-managed authorization (SEP-990): an ID token from the company's
+    /// identity provider, exchanged there for an identity assertion grant that the
+    /// server's authorization server takes instead of a sign-in.
+    pub enterprise: Option<Enterprise>,
+}
+
+impl OAuth {
+    /// Whether it signs in with no person: the client credentials grant, a workload
+    /// token, or an enterprise identity provider.
+    pub fn signs_in_by_itself(&self) -> bool {
+        self.client_credentials || self.workload_token.is_some() || self.enterprise.is_some()
+    }
+}
+
+/// Where a token comes from: the configuration (usually `${VAR}`), or a file read at
+/// each sign-in (such files are rewritten as the tokens in them rotate).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TokenSource {
+    /// The token itself.
+    Value(String),
+    /// A file holding it.
+    File(PathBuf),
+}
+
+impl TokenSource {
+    /// The token, read now.
+    pub fn read(&self) -> Result<String, String> {
+        match self {
+            TokenSource::Value(token) => Ok(token.trim().to_owned()),
+            TokenSource::File(path) => std::fs::read_to_string(path)
+                .map(|t| t.trim().to_owned())
+                .map_err(|e| format!("cannot read the token file {}: {e}", path.display())),
+        }
+    }
+}
+
+/// `"oauth": {"enterprise": {...}}`: the company's identity provider.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Enterprise {
+    /// The identity provider's issuer URL (its metadata says where to exchange).
+    pub issuer: String,
+    /// prise's client at the identity provider.
+    pub client_id: Option<String>,
+    /// The person's ID token from that provider: `"idToken"` or `"idTokenFile"`.
+    pub id_token: TokenSource,
 }
 
 /// Which protocol era to speak to a server.
@@ -268,6 +319,15 @@ impl Server {
                         .flatten()
                     {
                         *secret = MASK.to_owned();
+                    }
+                    let tokens = [
+                        oauth.workload_token.as_mut(),
+                        oauth.enterprise.as_mut().map(|e| &mut e.id_token),
+                    ];
+                    for token in tokens.into_iter().flatten() {
+                        if let TokenSource::Value(value) = token {
+                            *value = MASK.to_owned();
+                        }
                     }
                 }
             }

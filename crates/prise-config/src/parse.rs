@@ -20,6 +20,20 @@ use crate::jsonc::blank_comments;
 use crate::model::*;
 use crate::suggest::closest;
 
+/// The keys of a server's `"oauth"` object.
+const OAUTH_KEYS: [&str; 10] = [
+    "clientId",
+    "clientSecret",
+    "scopes",
+    "callbackPort",
+    "clientMetadataUrl",
+    "clientCredentials",
+    "privateKey",
+    "workloadToken",
+    "workloadTokenFile",
+    "enterprise",
+];
+
 /// The keys of the model section.
 const MODEL_KEYS: [&str; 15] = [
     "name",
@@ -758,7 +772,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `"oauth": {"clientId", "clientSecret", "scopes", "callbackPort", "clientMetadataUrl"}`.
+    /// `"oauth": {...}` (the keys are [`OAUTH_KEYS`]).
     fn oauth(&self, raw: &'a RawValue, strings: &Strings<'_, 'a>) -> Result<OAuth, ConfigError> {
         let what = strings.server;
         let entries: Entries<'a> = self.value(raw, &format!("{what}: oauth"))?;
@@ -781,6 +795,15 @@ impl<'a> Parser<'a> {
                     oauth.callback_port =
                         Some(self.value(value, &format!("{what}: oauth.callbackPort"))?)
                 }
+                "workloadToken" => {
+                    let token = strings.string(value, "oauth.workloadToken")?;
+                    oauth.workload_token = Some(TokenSource::Value(token));
+                }
+                "workloadTokenFile" => {
+                    let file = strings.string(value, "oauth.workloadTokenFile")?;
+                    oauth.workload_token = Some(TokenSource::File(self.base.join(file)));
+                }
+                "enterprise" => oauth.enterprise = Some(self.enterprise(value, strings)?),
                 "clientMetadataUrl" => {
                     let url = strings.string(value, "oauth.clientMetadataUrl")?;
                     if !starts_with_ignore_case(&url, "https://") {
@@ -793,20 +816,13 @@ impl<'a> Parser<'a> {
                     oauth.client_metadata_url = Some(url);
                 }
                 other => {
-                    let keys = [
-                        "clientId",
-                        "clientSecret",
-                        "scopes",
-                        "callbackPort",
-                        "clientMetadataUrl",
-                    ];
-                    let typo = closest(other, keys)
+                    let typo = closest(other, OAUTH_KEYS)
                         .map(|k| format!("did you mean \"{k}\"? "))
                         .unwrap_or_default();
                     return Err(self.error(
                         self.key_offset(value),
                         format!("{what}: oauth: unknown key \"{other}\""),
-                        Some(format!("{typo}the keys are clientId, clientSecret, scopes, callbackPort, clientMetadataUrl, clientCredentials and privateKey")),
+                        Some(format!("{typo}the keys are {}", OAUTH_KEYS.join(", "))),
                     ));
                 }
             }
@@ -832,6 +848,52 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(oauth)
+    }
+
+    /// `"enterprise": {"issuer", "clientId", "idToken" | "idTokenFile"}`.
+    fn enterprise(
+        &self,
+        raw: &'a RawValue,
+        strings: &Strings<'_, 'a>,
+    ) -> Result<Enterprise, ConfigError> {
+        let what = strings.server;
+        let entries: Entries<'a> = self.value(raw, &format!("{what}: oauth.enterprise"))?;
+        let (mut issuer, mut client_id, mut id_token) = (None, None, None);
+        for (key, value) in entries.0 {
+            match key.as_str() {
+                "issuer" => issuer = Some(strings.string(value, "oauth.enterprise.issuer")?),
+                "clientId" => client_id = Some(strings.string(value, "oauth.enterprise.clientId")?),
+                "idToken" => {
+                    let token = strings.string(value, "oauth.enterprise.idToken")?;
+                    id_token = Some(TokenSource::Value(token));
+                }
+                "idTokenFile" => {
+                    let file = strings.string(value, "oauth.enterprise.idTokenFile")?;
+                    id_token = Some(TokenSource::File(self.base.join(file)));
+                }
+                other => {
+                    return Err(self.error(
+                        self.key_offset(value),
+                        format!("{what}: oauth.enterprise: unknown key \"{other}\""),
+                        Some("the keys are issuer, clientId, idToken and idTokenFile".into()),
+                    ));
+                }
+            }
+        }
+        let (Some(issuer), Some(id_token)) = (issuer, id_token) else {
+            return Err(self.error(
+                self.offset(raw),
+                format!(
+                    "{what}: oauth.enterprise needs \"issuer\" and \"idToken\" (or \"idTokenFile\")"
+                ),
+                None,
+            ));
+        };
+        Ok(Enterprise {
+            issuer,
+            client_id,
+            id_token,
+        })
     }
 
     fn kind(&self, raw: &'a RawValue, what: &str) -> Result<Kind, ConfigError> {

@@ -609,3 +609,60 @@ fn model_section_mistakes() {
         "{message}"
     );
 }
+
+#[test]
+fn oauth_settings_are_read_and_their_secrets_masked() {
+    let config = parse(
+        r#"{"mcpServers": {
+            "corp": {"url": "https://mcp.corp.example/mcp", "oauth": {
+                "clientId": "prise", "clientSecret": "${GITHUB_TOKEN}",
+                "scopes": ["mcp:read"], "callbackPort": 33418,
+                "enterprise": {"issuer": "https://idp.corp.example", "clientId": "idp-client", "idToken": "eyJ.id.token"}
+            }},
+            "ci": {"url": "https://mcp.corp.example/mcp", "oauth": {"workloadTokenFile": "tokens/ci.jwt"}}
+        }}"#,
+    )
+    .unwrap();
+    let oauth = |i: usize| match &config.servers[i].transport {
+        Transport::Http(remote) => remote.oauth.clone().unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let corp = oauth(0);
+    assert_eq!(corp.client_secret.as_deref(), Some("ghp_secret"));
+    assert_eq!(corp.callback_port, Some(33418));
+    let enterprise = corp.enterprise.clone().unwrap();
+    assert_eq!(enterprise.issuer, "https://idp.corp.example");
+    assert_eq!(
+        enterprise.id_token,
+        prise_config::TokenSource::Value("eyJ.id.token".into())
+    );
+    assert!(corp.signs_in_by_itself());
+    let ci = oauth(1);
+    assert_eq!(
+        ci.workload_token,
+        Some(prise_config::TokenSource::File(
+            "/proj/tokens/ci.jwt".into()
+        ))
+    );
+    let shown = serde_json::to_string(&config.servers[0].redacted()).unwrap();
+    assert!(
+        !shown.contains("ghp_secret") && !shown.contains("eyJ.id.token"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn oauth_mistakes_are_named() {
+    let (_, _, message, hint) = fail(
+        r#"{"mcpServers": {"s": {"url": "https://x.example/mcp", "oauth": {"clientID": "a"}}}}"#,
+    );
+    assert_eq!(message, "server \"s\": oauth: unknown key \"clientID\"");
+    assert!(hint.unwrap().starts_with("did you mean \"clientId\"?"));
+    let (_, _, message, _) = fail(
+        r#"{"mcpServers": {"s": {"url": "https://x.example/mcp", "oauth": {"enterprise": {"issuer": "https://idp.example"}}}}}"#,
+    );
+    assert!(
+        message.contains("oauth.enterprise needs \"issuer\" and \"idToken\""),
+        "{message}"
+    );
+}

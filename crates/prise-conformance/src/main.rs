@@ -105,6 +105,21 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
     if let Some(key) = context["private_key_pem"].as_str() {
         oauth["privateKey"] = json!(key);
     }
+    // Workload identity federation: the platform's token for this workload.
+    if let Some(token) = context["valid_jwt"].as_str() {
+        oauth["workloadToken"] = json!(token);
+    }
+    // Enterprise-managed authorization: the person's ID token from the company's
+    // identity provider, as single sign-on left it.
+    if let (Some(issuer), Some(id_token)) = (
+        context["idp_issuer"].as_str(),
+        context["idp_id_token"].as_str(),
+    ) {
+        oauth["enterprise"] = json!({ "issuer": issuer, "idToken": id_token });
+        if let Some(id) = context["idp_client_id"].as_str() {
+            oauth["enterprise"]["clientId"] = json!(id);
+        }
+    }
     let text = json!({ "mcpServers": { "test": { "url": url, "oauth": oauth } } }).to_string();
     let config = prise_config::Config::parse(&text, "conformance.json".as_ref(), &|_| None)
         .map_err(|e| e.to_string())?;

@@ -366,9 +366,7 @@ pub(crate) async fn sign_in(
 ) -> Result<AuthorizationManager, String> {
     let manager = match &options.sign_in {
         // A machine signs in by itself, person or not.
-        _ if remote.signs_in_by_itself() => {
-            auth::client_credentials(remote, Some(header), store).await
-        }
+        _ if remote.signs_in_by_itself() => auth::by_itself(remote, Some(header), store).await,
         Some(person) => {
             auth::sign_in(
                 &server.name,

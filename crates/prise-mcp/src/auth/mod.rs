@@ -19,8 +19,8 @@ use std::pin::Pin;
 
 use prise_config::Remote;
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    ClientCredentialsConfig,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, ClientCredentialsConfig,
 };
 
 pub use loopback::{Loopback, SIGN_IN_WAIT, Show};
@@ -92,6 +92,21 @@ pub(crate) async fn stored(url: &str, store: &TokenStore) -> Option<Authorizatio
     }
 }
 
+/// Signs in with no person involved, as the configuration says (see
+/// [`prise_config::OAuth::signs_in_by_itself`]); the tokens end in `store`.
+pub async fn by_itself(
+    remote: &Remote,
+    challenge: Option<&str>,
+    store: &TokenStore,
+) -> Result<AuthorizationManager, SignInError> {
+    let oauth = remote.oauth.as_ref();
+    if oauth.is_some_and(|o| o.workload_token.is_some() || o.enterprise.is_some()) {
+        jwt_bearer(remote, challenge, store).await
+    } else {
+        client_credentials(remote, challenge, store).await
+    }
+}
+
 /// Signs in as a machine (`"clientCredentials": true`): the client's id and secret
 /// for a token, no person involved; the tokens end in `store`.
 pub async fn client_credentials(
@@ -142,12 +157,12 @@ pub async fn client_credentials(
 /// token request is prise's own, since rmcp signs with aws-lc only (minutes to build).
 async fn signed_client_credentials(
     remote: &Remote,
-    metadata: &rmcp::transport::auth::AuthorizationMetadata,
+    metadata: &AuthorizationMetadata,
     client_id: &str,
     key: &str,
     scopes: &[String],
     store: &TokenStore,
-    mut manager: AuthorizationManager,
+    manager: AuthorizationManager,
 ) -> Result<AuthorizationManager, SignInError> {
     // The audience is the authorization server's issuer (RFC 7523 §3).
     let audience = metadata
@@ -168,52 +183,215 @@ async fn signed_client_credentials(
     if !scopes.is_empty() {
         form.push(("scope", scopes.join(" ")));
     }
-    let client = crate::http::client().map_err(SignInError::Protocol)?;
-    let response = client
-        .post(&metadata.token_endpoint)
-        .header(
-            reqwest::header::CONTENT_TYPE,
-            "application/x-www-form-urlencoded",
-        )
-        .body(self::form(&form))
-        .send()
+    let client = Client {
+        id: client_id,
+        secret: None,
+    };
+    token_request(metadata, client, form, store, manager).await
+}
+
+/// Signs in with an assertion (the JWT bearer grant, RFC 7523), no person involved:
+/// the workload's own token (`"workloadToken"`, workload identity federation), or an
+/// identity assertion the company's identity provider issues for the person's ID
+/// token (`"enterprise"`, SEP-990). A refusal is final: the grant is not retried,
+/// nor another tried in its place.
+pub async fn jwt_bearer(
+    remote: &Remote,
+    challenge: Option<&str>,
+    store: &TokenStore,
+) -> Result<AuthorizationManager, SignInError> {
+    let oauth = remote.oauth.clone().unwrap_or_default();
+    let mut manager = manager(&remote.url, store).await?;
+    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    let metadata = resolution.metadata.clone();
+    manager.set_metadata(resolution.metadata);
+    let scopes = if oauth.scopes.is_empty() {
+        challenge.and_then(challenged_scope).unwrap_or_default()
+    } else {
+        oauth.scopes.join(" ")
+    };
+    let assertion = match (&oauth.workload_token, &oauth.enterprise) {
+        (Some(token), _) => token.read().map_err(SignInError::Protocol)?,
+        (None, Some(enterprise)) => {
+            let audience = metadata
+                .issuer
+                .clone()
+                .unwrap_or_else(|| metadata.token_endpoint.clone());
+            identity_assertion(enterprise, &audience, &remote.url, &scopes).await?
+        }
+        (None, None) => {
+            return Err(SignInError::Protocol(
+                "the JWT bearer grant needs oauth.workloadToken or oauth.enterprise".into(),
+            ));
+        }
+    };
+    let mut form = vec![
+        ("grant_type", JWT_BEARER.to_owned()),
+        ("assertion", assertion),
+        ("resource", remote.url.clone()),
+    ];
+    if !scopes.is_empty() {
+        form.push(("scope", scopes));
+    }
+    let client = Client {
+        id: oauth.client_id.as_deref().unwrap_or_default(),
+        secret: oauth.client_secret.as_deref(),
+    };
+    token_request(&metadata, client, form, store, manager).await
+}
+
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/// The scope a `WWW-Authenticate` challenge names.
+fn challenged_scope(challenge: &str) -> Option<String> {
+    let start = challenge.find("scope=\"")? + "scope=\"".len();
+    let length = challenge[start..].find('"')?;
+    Some(challenge[start..start + length].to_owned())
+}
+
+/// Exchanges the person's ID token at the company's identity provider for an
+/// identity assertion grant (ID-JAG) for the authorization server `audience` and the
+/// MCP server `resource` (token exchange, RFC 8693).
+async fn identity_assertion(
+    enterprise: &prise_config::Enterprise,
+    audience: &str,
+    resource: &str,
+    scopes: &str,
+) -> Result<String, SignInError> {
+    let metadata = issuer_metadata(&enterprise.issuer)
         .await
-        .map_err(|e| SignInError::Protocol(format!("the token request failed: {e}")))?;
-    let status = response.status();
-    let body = response
-        .text()
-        .await
-        .map_err(|e| SignInError::Protocol(format!("the token answer broke off: {e}")))?;
-    if !status.is_success() {
+        .map_err(SignInError::Protocol)?;
+    let endpoint = metadata["token_endpoint"].as_str().ok_or_else(|| {
+        SignInError::Protocol(format!("{} names no token endpoint", enterprise.issuer))
+    })?;
+    let id_token = enterprise.id_token.read().map_err(SignInError::Protocol)?;
+    let mut form = vec![
+        (
+            "grant_type",
+            "urn:ietf:params:oauth:grant-type:token-exchange".to_owned(),
+        ),
+        ("subject_token", id_token),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token".to_owned(),
+        ),
+        ("requested_token_type", ID_JAG.to_owned()),
+        ("audience", audience.to_owned()),
+        ("resource", resource.to_owned()),
+    ];
+    if let Some(id) = &enterprise.client_id {
+        form.push(("client_id", id.clone()));
+    }
+    if !scopes.is_empty() {
+        form.push(("scope", scopes.to_owned()));
+    }
+    let answer = post_form(endpoint, &form, None).await?;
+    if answer["issued_token_type"].as_str() != Some(ID_JAG) {
         return Err(SignInError::Protocol(format!(
-            "the authorization server refused the assertion: HTTP {status}: {}",
-            crate::error::tidy(&body)
+            "{} did not issue an identity assertion grant",
+            enterprise.issuer
         )));
     }
-    let token: rmcp::transport::auth::OAuthTokenResponse = serde_json::from_str(&body)
+    answer["access_token"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| SignInError::Protocol(format!("{} sent no token", enterprise.issuer)))
+}
+
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
+/// The client a token request is made as.
+#[derive(Clone, Copy)]
+struct Client<'a> {
+    /// Its id (empty: none).
+    id: &'a str,
+    /// Its secret, sent with HTTP Basic authentication.
+    secret: Option<&'a str>,
+}
+
+/// A token request of prise's own, for the grants rmcp does not make; the token is
+/// kept in `store` as rmcp keeps those it gets.
+async fn token_request(
+    metadata: &AuthorizationMetadata,
+    client: Client<'_>,
+    mut form: Vec<(&str, String)>,
+    store: &TokenStore,
+    mut manager: AuthorizationManager,
+) -> Result<AuthorizationManager, SignInError> {
+    if client.secret.is_none()
+        && !client.id.is_empty()
+        && !form.iter().any(|(k, _)| *k == "client_assertion")
+    {
+        form.push(("client_id", client.id.to_owned()));
+    }
+    let basic = client.secret.map(|secret| (client.id, secret));
+    let body = post_form(&metadata.token_endpoint, &form, basic).await?;
+    let token: rmcp::transport::auth::OAuthTokenResponse = serde_json::from_value(body.clone())
         .map_err(|e| SignInError::Protocol(format!("the token answer is not a token: {e}")))?;
-    let granted: Vec<String> = serde_json::from_str::<serde_json::Value>(&body)
-        .ok()
-        .and_then(|v| {
-            v["scope"]
-                .as_str()
-                .map(|s| s.split_whitespace().map(str::to_owned).collect())
-        })
+    let granted: Vec<String> = body["scope"]
+        .as_str()
+        .map(|s| s.split_whitespace().map(str::to_owned).collect())
         .unwrap_or_default();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_secs();
     let stored = rmcp::transport::auth::StoredCredentials::new(
-        client_id.to_owned(),
+        client.id.to_owned(),
         Some(token),
         granted,
         Some(now),
     )
     .with_issuer(metadata.issuer.clone());
     rmcp::transport::auth::CredentialStore::save(store, stored).await?;
-    manager.configure_client_id(client_id)?;
+    if !client.id.is_empty() {
+        manager.configure_client_id(client.id)?;
+    }
     Ok(manager)
+}
+
+/// POSTs `form` to an OAuth endpoint and returns its JSON answer; an error answer
+/// is reported in the server's words (RFC 6749 §5.2).
+async fn post_form(
+    endpoint: &str,
+    form: &[(&str, String)],
+    basic: Option<(&str, &str)>,
+) -> Result<serde_json::Value, SignInError> {
+    let client = crate::http::client().map_err(SignInError::Protocol)?;
+    let mut request = client
+        .post(endpoint)
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .header(reqwest::header::ACCEPT, "application/json")
+        .body(self::form(form));
+    if let Some((id, secret)) = basic {
+        // RFC 6749 §2.3.1: both are form-encoded before they are joined.
+        request = request.basic_auth(form_encode(id), Some(form_encode(secret)));
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|e| SignInError::Protocol(format!("the request to {endpoint} failed: {e}")))?;
+    let status = response.status();
+    let text = response
+        .text()
+        .await
+        .map_err(|e| SignInError::Protocol(format!("the answer of {endpoint} broke off: {e}")))?;
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    if !status.is_success() {
+        let said = match (json["error"].as_str(), json["error_description"].as_str()) {
+            (Some(error), Some(description)) => format!("{error}: {description}"),
+            (Some(error), None) => error.to_owned(),
+            _ => crate::error::tidy(&text),
+        };
+        return Err(SignInError::Protocol(format!(
+            "{endpoint} refused: HTTP {}: {said}",
+            status.as_u16()
+        )));
+    }
+    Ok(json)
 }
 
 /// An `application/x-www-form-urlencoded` body.
