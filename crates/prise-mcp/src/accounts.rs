@@ -88,8 +88,14 @@ fn expiry(received: Option<u64>, token: &OAuthTokenResponse) -> Option<SystemTim
 
 /// Signs in to `server` now, whether or not a sign-in is on record: through the
 /// person in `options.sign_in`, or by itself for a machine (`"clientCredentials"`).
-/// The server is asked first, so that its `WWW-Authenticate` leads discovery.
-pub async fn login(server: &Server, options: &MountOptions) -> Result<Account, String> {
+/// The server is asked first, so that its `WWW-Authenticate` leads discovery. With
+/// `by_code`, the person enters a code on another device (the device flow) when the
+/// authorization server offers it, and is sent to the browser when it does not.
+pub async fn login(
+    server: &Server,
+    options: &MountOptions,
+    by_code: bool,
+) -> Result<Account, String> {
     let remote = remote(server)?;
     let Some(dir) = &options.auth_dir else {
         return Err("there is no state folder to keep sign-ins in: set PRISE_STATE_DIR".into());
@@ -103,6 +109,15 @@ pub async fn login(server: &Server, options: &MountOptions) -> Result<Account, S
     let store = TokenStore::new(dir, &server.name, &remote.url);
     let legacy = matches!(server.transport, Transport::Sse(_));
     let challenge = challenge(remote, legacy).await.unwrap_or_default();
+    let person = options.sign_in.as_deref();
+    if let (true, Some(person), false) = (by_code, person, remote.signs_in_by_itself()) {
+        let header = (!challenge.is_empty()).then_some(challenge.as_str());
+        match crate::auth::device::sign_in(&server.name, remote, header, person, &store).await {
+            Ok(Some(_)) => return account(server, dir),
+            Ok(None) => tracing::debug!("no device flow offered; signing in in the browser"),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
     crate::connect::sign_in(server, remote, options, &store, &challenge, &[]).await?;
     account(server, dir)
 }

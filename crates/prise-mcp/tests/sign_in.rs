@@ -72,6 +72,10 @@ impl Show for ScriptedBrowser {
             std::future::pending().await
         })
     }
+
+    fn show_code(&self, _server: &str, _code: &prise_mcp::auth::device::DeviceCode) {
+        panic!("this authorization server offers no device flow");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

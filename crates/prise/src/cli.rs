@@ -414,8 +414,9 @@ pub enum AuthCommand {
 pub struct LoginArgs {
     /// The server, as configured.
     pub server: String,
-    /// Print the address to open instead of opening a browser (over SSH, say); the
-    /// address the browser ends on can then be pasted back.
+    /// Open no browser here (over SSH, say): sign in with a code entered on another
+    /// device when the authorization server offers it (the device flow), else print
+    /// the address to open, and take back the address the browser ends on.
     #[arg(long)]
     pub no_browser: bool,
 }

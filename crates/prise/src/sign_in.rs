@@ -33,6 +33,19 @@ pub fn while_mounting() -> Option<Arc<dyn prise_mcp::auth::SignIn>> {
 }
 
 impl Show for Terminal {
+    fn show_code(&self, server: &str, code: &prise_mcp::auth::device::DeviceCode) {
+        eprintln!(
+            "{server} needs you to sign in: on any device, open\n  {}\nand enter the code {} (it lasts {} min)",
+            code.verification_uri,
+            code.user_code,
+            code.expires_in.as_secs().div_ceil(60)
+        );
+        if let Some(complete) = &code.verification_uri_complete {
+            eprintln!("or open this address, which has the code in it:\n  {complete}");
+        }
+        eprintln!("Waiting for the code to be entered…");
+    }
+
     fn show(&self, server: &str, url: &str) -> BoxFuture<'static, Option<String>> {
         let opened = self.open_browser && open_browser(url);
         if opened {

@@ -69,7 +69,14 @@ impl World {
 
     /// The MCP server over `transport`: `http` or `sse` (legacy).
     fn over(transport: &str) -> World {
-        let (authorization_server, issuer) = start("authorization_server.cjs", &[]);
+        World::with(transport, false)
+    }
+
+    /// `over`, with an authorization server that offers the device flow or not.
+    fn with(transport: &str, device_flow: bool) -> World {
+        let device_flow = if device_flow { "1" } else { "0" };
+        let (authorization_server, issuer) =
+            start("authorization_server.cjs", &[("DEVICE_FLOW", device_flow)]);
         let (server, url) = start(
             "protected_server.cjs",
             &[("ISSUER", &issuer), ("TRANSPORT", transport)],
@@ -476,4 +483,66 @@ fn an_expired_token_is_renewed_alone_and_a_revoked_grant_asks_to_sign_in_again()
         "{}",
         text(&call.stderr)
     );
+}
+
+#[test]
+fn with_no_browser_here_a_code_entered_on_another_device_signs_in() {
+    let world = World::with("http", true);
+    let mut login = Command::new(common::prise_bin())
+        .args(["auth", "login", "secure", "--no-browser"])
+        .current_dir(world.home.path())
+        .env_clear()
+        .env("HOME", world.home.path())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PRISE_STATE_DIR", world.state())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(login.stderr.take().unwrap());
+    let mut shown = String::new();
+    let address = loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "no address in {shown:?}"
+        );
+        shown.push_str(&line);
+        if let Some(address) = line
+            .split_whitespace()
+            .find(|w| w.contains("/device?user_code="))
+        {
+            break address.to_owned();
+        }
+    };
+    assert!(
+        shown.contains("on any device, open") && shown.contains("and enter the code"),
+        "{shown}"
+    );
+    // The person, on their phone: the code's page, then the login and consent.
+    let browser = Command::new(world.home.path().join("browser"))
+        .arg(&address)
+        .env("BROWSER_LOG", world.home.path().join("browser.log"))
+        .output()
+        .unwrap();
+    assert!(browser.status.success(), "{}", world.browser_log());
+    assert!(
+        world.browser_log().contains("Sign-in Success"),
+        "{}",
+        world.browser_log()
+    );
+    let out = login.wait_with_output().unwrap();
+    assert!(out.status.success(), "{shown}");
+    assert_eq!(text(&out.stdout), "secure works: it offers 1 tool\n");
+    assert!(
+        !world.browser_log().contains("/callback"),
+        "no redirect was involved"
+    );
+    let call = world
+        .prise()
+        .args(["call", "secure__whoami"])
+        .output()
+        .unwrap();
+    assert!(call.status.success(), "{}", text(&call.stderr));
 }

@@ -28,6 +28,10 @@ pub trait Show: Send + Sync + std::fmt::Debug {
     /// URL the person pasted instead (the address their browser ended on when it
     /// could not reach this machine, as over SSH), or never.
     fn show(&self, server: &str, url: &str) -> BoxFuture<'static, Option<String>>;
+
+    /// Shows the person a code to enter at an address, to sign in to `server` from
+    /// another device (the device flow).
+    fn show_code(&self, server: &str, code: &super::device::DeviceCode);
 }
 
 /// A [`SignIn`] that listens on 127.0.0.1 for the browser's return.
@@ -44,6 +48,11 @@ impl Loopback {
 }
 
 impl SignIn for Loopback {
+    fn show_code(&self, server: &str, code: &super::device::DeviceCode) -> Result<(), String> {
+        self.show.show_code(server, code);
+        Ok(())
+    }
+
     fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>> {
         Box::pin(async move {
             let listener = TcpListener::bind(("127.0.0.1", port.unwrap_or(0)))
@@ -181,6 +190,8 @@ mod tests {
         fn show(&self, _: &str, _: &str) -> BoxFuture<'static, Option<String>> {
             Box::pin(std::future::pending())
         }
+
+        fn show_code(&self, _: &str, _: &crate::auth::device::DeviceCode) {}
     }
 
     async fn get(port: u16, target: &str) -> String {

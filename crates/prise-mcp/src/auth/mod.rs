@@ -11,6 +11,7 @@
 //! test), and the steps of a sign-in ([`sign_in`]).
 
 mod assertion;
+pub mod device;
 mod loopback;
 mod store;
 
@@ -36,6 +37,12 @@ pub trait SignIn: Send + Sync + std::fmt::Debug {
     /// Opens the place the authorization server sends the person back to, on
     /// `port` when one is configured.
     fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>>;
+
+    /// Shows the person a code to enter elsewhere, for `server` (the device flow).
+    fn show_code(&self, server: &str, code: &device::DeviceCode) -> Result<(), String> {
+        let _ = (server, code);
+        Err("there is nobody to show a code to".into())
+    }
 }
 
 /// A place to come back to, open until the person does.
@@ -316,7 +323,7 @@ async fn token_request(
     client: Client<'_>,
     mut form: Vec<(&str, String)>,
     store: &TokenStore,
-    mut manager: AuthorizationManager,
+    manager: AuthorizationManager,
 ) -> Result<AuthorizationManager, SignInError> {
     if client.secret.is_none()
         && !client.id.is_empty()
@@ -326,6 +333,18 @@ async fn token_request(
     }
     let basic = client.secret.map(|secret| (client.id, secret));
     let body = post_form(&metadata.token_endpoint, &form, basic).await?;
+    keep(metadata, client.id, &body, store, manager).await
+}
+
+/// Keeps the token in `body` (a token endpoint's answer) in `store`, as rmcp keeps
+/// those it gets, for the client `client_id`.
+async fn keep(
+    metadata: &AuthorizationMetadata,
+    client_id: &str,
+    body: &serde_json::Value,
+    store: &TokenStore,
+    mut manager: AuthorizationManager,
+) -> Result<AuthorizationManager, SignInError> {
     let token: rmcp::transport::auth::OAuthTokenResponse = serde_json::from_value(body.clone())
         .map_err(|e| SignInError::Protocol(format!("the token answer is not a token: {e}")))?;
     let granted: Vec<String> = body["scope"]
@@ -337,15 +356,15 @@ async fn token_request(
         .unwrap_or_default()
         .as_secs();
     let stored = rmcp::transport::auth::StoredCredentials::new(
-        client.id.to_owned(),
+        client_id.to_owned(),
         Some(token),
         granted,
         Some(now),
     )
     .with_issuer(metadata.issuer.clone());
     rmcp::transport::auth::CredentialStore::save(store, stored).await?;
-    if !client.id.is_empty() {
-        manager.configure_client_id(client.id)?;
+    if !client_id.is_empty() {
+        manager.configure_client_id(client_id)?;
     }
     Ok(manager)
 }
@@ -357,6 +376,38 @@ async fn post_form(
     form: &[(&str, String)],
     basic: Option<(&str, &str)>,
 ) -> Result<serde_json::Value, SignInError> {
+    match exchange(endpoint, form, basic).await? {
+        Ok(answer) => Ok(answer),
+        Err(refusal) => Err(SignInError::Protocol(refusal.to_string())),
+    }
+}
+
+/// An OAuth endpoint's refusal (RFC 6749 §5.2).
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    endpoint: String,
+    status: u16,
+    /// The `error` code, when the answer has one.
+    pub error: Option<String>,
+    said: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} refused: HTTP {}: {}",
+            self.endpoint, self.status, self.said
+        )
+    }
+}
+
+/// POSTs `form` to an OAuth endpoint: its JSON answer, or its refusal.
+pub(crate) async fn exchange(
+    endpoint: &str,
+    form: &[(&str, String)],
+    basic: Option<(&str, &str)>,
+) -> Result<Result<serde_json::Value, Refusal>, SignInError> {
     let client = crate::http::client().map_err(SignInError::Protocol)?;
     let mut request = client
         .post(endpoint)
@@ -380,18 +431,21 @@ async fn post_form(
         .await
         .map_err(|e| SignInError::Protocol(format!("the answer of {endpoint} broke off: {e}")))?;
     let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-    if !status.is_success() {
-        let said = match (json["error"].as_str(), json["error_description"].as_str()) {
-            (Some(error), Some(description)) => format!("{error}: {description}"),
-            (Some(error), None) => error.to_owned(),
-            _ => crate::error::tidy(&text),
-        };
-        return Err(SignInError::Protocol(format!(
-            "{endpoint} refused: HTTP {}: {said}",
-            status.as_u16()
-        )));
+    if status.is_success() {
+        return Ok(Ok(json));
     }
-    Ok(json)
+    let error = json["error"].as_str().map(str::to_owned);
+    let said = match (&error, json["error_description"].as_str()) {
+        (Some(error), Some(description)) => format!("{error}: {description}"),
+        (Some(error), None) => error.clone(),
+        _ => crate::error::tidy(&text),
+    };
+    Ok(Err(Refusal {
+        endpoint: endpoint.to_owned(),
+        status: status.as_u16(),
+        error,
+        said,
+    }))
 }
 
 /// An `application/x-www-form-urlencoded` body.

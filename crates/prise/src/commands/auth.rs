@@ -29,7 +29,7 @@ pub async fn login(servers: Servers, args: LoginArgs) -> Result<(), Failure> {
         sign_in: Some(Arc::new(Loopback::new(Arc::new(terminal)))),
         ..MountOptions::default()
     };
-    let account = accounts::login(&server, &options)
+    let account = accounts::login(&server, &options, args.no_browser)
         .await
         .map_err(|e| Failure::Job(anyhow::anyhow!("{}: {e}", server.name)))?;
     eprintln!("Signed in to {}{}.", server.name, describe(&account));
