@@ -231,8 +231,8 @@ async fn http_attempt(
         let client = client.clone();
         Box::pin(async move {
             match manager {
-                Some(manager) => {
-                    let transport = http::signed_in_transport(remote, max, manager, challenges)
+                Some(signed_in) => {
+                    let transport = http::signed_in_transport(remote, max, signed_in, challenges)
                         .map_err(Failed::new)?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
@@ -268,8 +268,9 @@ async fn sse_attempt(
         let client = client.clone();
         Box::pin(async move {
             let mut remote = remote.clone();
-            if let Some(manager) = manager {
-                let token = manager
+            if let Some(signed_in) = manager {
+                let token = signed_in
+                    .manager
                     .get_access_token()
                     .await
                     .map_err(|e| Failed::new(format!("the sign-in cannot be used: {e}")))?;
@@ -299,7 +300,7 @@ async fn signing_in<'a>(
     remote: &prise_config::Remote,
     options: &MountOptions,
     challenges: &http::Challenges,
-    mut attempt: impl FnMut(Option<AuthorizationManager>) -> BoxFuture<'a, Result<Connected, Failed>>,
+    mut attempt: impl FnMut(Option<auth::Signed>) -> BoxFuture<'a, Result<Connected, Failed>>,
 ) -> Result<Connected, Failed> {
     let store = options
         .auth_dir
@@ -337,11 +338,10 @@ async fn signing_in<'a>(
                 needs_sign_in(&server.name)
             }));
         };
-        manager = Some(
-            sign_in(server, remote, options, store, &header, &[])
-                .await
-                .map_err(Failed::new)?,
-        );
+        let signed_in = sign_in(server, remote, options, store, &header, &[])
+            .await
+            .map_err(Failed::new)?;
+        manager = Some(auth::Signed::kept(signed_in, store));
     }
 }
 

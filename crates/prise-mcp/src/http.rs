@@ -3,9 +3,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Once};
 
+use crate::auth::dpop::DpopKey;
 use futures::stream::BoxStream;
 use prise_config::Remote;
-use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::{
@@ -68,22 +69,22 @@ pub(crate) fn transport(
     challenges: &Challenges,
 ) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
     Ok(StreamableHttpClientTransport::with_client(
-        SessionAware::new(client()?, challenges),
+        SessionAware::new(client()?, challenges, None),
         config(remote, max_message_size)?,
     ))
 }
 
-/// A transport that sends the sign-in `manager`'s token with each request, refreshes
-/// it once when the server rejects it, and reports what it could not fix to
-/// `challenges`.
+/// A transport that sends the sign-in's token with each request (bound to its DPoP
+/// key, if it has one), refreshes it once when the server rejects it, and reports
+/// what it could not fix to `challenges`.
 pub(crate) fn signed_in_transport(
     remote: &Remote,
     max_message_size: usize,
-    manager: rmcp::transport::AuthorizationManager,
+    signed_in: crate::auth::Signed,
     challenges: &Challenges,
 ) -> Result<StreamableHttpClientTransport<rmcp::transport::AuthClient<SessionAware>>, String> {
-    let client =
-        rmcp::transport::AuthClient::new(SessionAware::new(client()?, challenges), manager);
+    let aware = SessionAware::new(client()?, challenges, signed_in.dpop);
+    let client = rmcp::transport::AuthClient::new(aware, signed_in.manager);
     Ok(StreamableHttpClientTransport::with_client(
         client,
         config(remote, max_message_size)?,
@@ -92,11 +93,15 @@ pub(crate) fn signed_in_transport(
 
 /// An HTTP client for one server.
 pub(crate) fn client() -> Result<reqwest::Client, String> {
-    install_crypto();
-    reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(10))
+    client_builder()
         .build()
         .map_err(|e| format!("cannot build an HTTP client: {e}"))
+}
+
+/// The settings of [`client`], for a client that needs one more.
+pub(crate) fn client_builder() -> reqwest::ClientBuilder {
+    install_crypto();
+    reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10))
 }
 
 /// rustls needs a process-wide crypto provider; prise uses ring, which builds in
@@ -112,20 +117,32 @@ pub(crate) fn install_crypto() {
 /// session and says so with an error that carries no request id (server-everything
 /// answers 400 "No valid session ID provided") is reported as an expired session,
 /// which makes rmcp initialise again and resend, instead of leaving the request
-/// waiting for an answer that can never be matched to it.
+/// waiting for an answer that can never be matched to it. With a DPoP key, the
+/// token goes as `DPoP` with a fresh proof on each request (see `auth::dpop`).
 #[derive(Clone)]
-pub(crate) struct SessionAware(reqwest::Client, Challenges);
+pub(crate) struct SessionAware {
+    client: reqwest::Client,
+    challenges: Challenges,
+    dpop: Option<Arc<DpopKey>>,
+}
+
+type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
 
 impl SessionAware {
-    fn new(client: reqwest::Client, challenges: &Challenges) -> SessionAware {
-        SessionAware(client, challenges.clone())
+    fn new(
+        client: reqwest::Client,
+        challenges: &Challenges,
+        dpop: Option<Arc<DpopKey>>,
+    ) -> SessionAware {
+        SessionAware {
+            client,
+            challenges: challenges.clone(),
+            dpop,
+        }
     }
 
     /// Keeps what a refusal said for the mount, which decides whether to sign in.
-    fn note<T>(
-        &self,
-        response: Result<T, StreamableHttpError<reqwest::Error>>,
-    ) -> Result<T, StreamableHttpError<reqwest::Error>> {
+    fn note<T>(&self, response: HttpResult<T>) -> HttpResult<T> {
         let challenge = match &response {
             Err(StreamableHttpError::AuthRequired(e)) => {
                 Some(Challenge::SignIn(e.www_authenticate_header.clone()))
@@ -137,7 +154,7 @@ impl SessionAware {
             _ => None,
         };
         if let Some(challenge) = challenge {
-            *self.1.lock().unwrap_or_else(|e| e.into_inner()) = Some(challenge);
+            *self.challenges.lock().unwrap_or_else(|e| e.into_inner()) = Some(challenge);
         }
         response
     }
@@ -145,8 +162,8 @@ impl SessionAware {
     fn correct(
         message: &ClientJsonRpcMessage,
         session: bool,
-        response: Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        response: HttpResult<StreamableHttpPostResponse>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
         match response {
             Ok(StreamableHttpPostResponse::Json(JsonRpcMessage::Error(error), _))
                 if session
@@ -162,6 +179,67 @@ impl SessionAware {
             other => other,
         }
     }
+
+    /// Makes a request with `send`, given the token and headers to send it with: as
+    /// they are, or, with a DPoP key, the token as `DPoP` and a proof; a server that
+    /// answers that it wants a nonce in the proof gets one more request with it.
+    async fn send<T, F, Fut>(
+        &self,
+        method: &str,
+        uri: &str,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        send: F,
+    ) -> HttpResult<T>
+    where
+        F: Fn(Option<String>, HashMap<HeaderName, HeaderValue>) -> Fut,
+        Fut: std::future::Future<Output = HttpResult<T>>,
+    {
+        let (Some(key), Some(token)) = (&self.dpop, auth_header.clone()) else {
+            return self.note(send(auth_header, custom_headers).await);
+        };
+        let proven = |headers: &HashMap<HeaderName, HeaderValue>| {
+            let mut headers = headers.clone();
+            let proof = key.proof(method, uri, Some(&token)).map_err(dpop_error)?;
+            headers.insert(AUTHORIZATION, header_value(&format!("DPoP {token}"))?);
+            headers.insert(HeaderName::from_static("dpop"), header_value(&proof)?);
+            Ok::<_, StreamableHttpError<reqwest::Error>>(headers)
+        };
+        let response = send(None, proven(&custom_headers)?).await;
+        let wants_nonce = matches!(&response, Err(StreamableHttpError::AuthRequired(e))
+            if e.www_authenticate_header.contains("use_dpop_nonce"));
+        if !wants_nonce {
+            return self.note(response);
+        }
+        // rmcp's error keeps the challenge but not the nonce, which is in another
+        // header: ask once more, with nothing to act on, to read it.
+        let probe = self
+            .client
+            .request(method.parse().unwrap_or(reqwest::Method::POST), uri)
+            .headers(proven(&custom_headers)?.into_iter().collect())
+            .header(CONTENT_TYPE, "application/json")
+            .body("{}")
+            .send()
+            .await
+            .map_err(StreamableHttpError::Client)?;
+        let Some(nonce) = probe
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+        else {
+            return self.note(response);
+        };
+        key.set_nonce(uri, nonce);
+        self.note(send(None, proven(&custom_headers)?).await)
+    }
+}
+
+fn header_value(text: &str) -> HttpResult<HeaderValue> {
+    HeaderValue::from_str(text).map_err(|_| dpop_error("a DPoP header is not valid HTTP".into()))
+}
+
+fn dpop_error(why: String) -> StreamableHttpError<reqwest::Error> {
+    StreamableHttpError::UnexpectedServerResponse(why.into())
 }
 
 impl StreamableHttpClient for SessionAware {
@@ -174,19 +252,21 @@ impl StreamableHttpClient for SessionAware {
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+    ) -> HttpResult<StreamableHttpPostResponse> {
         let session = session_id.is_some();
-        let response = self
-            .0
-            .post_message(
-                uri,
+        let at = uri.clone();
+        self.send("POST", &at, auth_header, custom_headers, |auth, headers| {
+            let response = self.client.post_message(
+                uri.clone(),
                 message.clone(),
-                session_id,
-                auth_header,
-                custom_headers,
-            )
-            .await;
-        self.note(Self::correct(&message, session, response))
+                session_id.clone(),
+                auth,
+                headers,
+            );
+            let message = message.clone();
+            async move { Self::correct(&message, session, response.await) }
+        })
+        .await
     }
 
     async fn post_message_with_response_limits(
@@ -197,20 +277,22 @@ impl StreamableHttpClient for SessionAware {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+    ) -> HttpResult<StreamableHttpPostResponse> {
         let session = session_id.is_some();
-        let response = self
-            .0
-            .post_message_with_response_limits(
-                uri,
+        let at = uri.clone();
+        self.send("POST", &at, auth_header, custom_headers, |auth, headers| {
+            let response = self.client.post_message_with_response_limits(
+                uri.clone(),
                 message.clone(),
-                session_id,
-                auth_header,
-                custom_headers,
+                session_id.clone(),
+                auth,
+                headers,
                 limits,
-            )
-            .await;
-        self.note(Self::correct(&message, session, response))
+            );
+            let message = message.clone();
+            async move { Self::correct(&message, session, response.await) }
+        })
+        .await
     }
 
     async fn delete_session(
@@ -219,12 +301,19 @@ impl StreamableHttpClient for SessionAware {
         session_id: Arc<str>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), StreamableHttpError<reqwest::Error>> {
-        let response = self
-            .0
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await;
-        self.note(response)
+    ) -> HttpResult<()> {
+        let at = uri.clone();
+        self.send(
+            "DELETE",
+            &at,
+            auth_header,
+            custom_headers,
+            |auth, headers| {
+                self.client
+                    .delete_session(uri.clone(), session_id.clone(), auth, headers)
+            },
+        )
+        .await
     }
 
     async fn get_stream(
@@ -234,15 +323,18 @@ impl StreamableHttpClient for SessionAware {
         last_event_id: Option<String>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<
-        BoxStream<'static, Result<sse_stream::Sse, SseError>>,
-        StreamableHttpError<reqwest::Error>,
-    > {
-        let response = self
-            .0
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await;
-        self.note(response)
+    ) -> HttpResult<BoxStream<'static, Result<sse_stream::Sse, SseError>>> {
+        let at = uri.clone();
+        self.send("GET", &at, auth_header, custom_headers, |auth, headers| {
+            self.client.get_stream(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                auth,
+                headers,
+            )
+        })
+        .await
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -253,21 +345,18 @@ impl StreamableHttpClient for SessionAware {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
-    ) -> Result<
-        BoxStream<'static, Result<sse_stream::Sse, SseError>>,
-        StreamableHttpError<reqwest::Error>,
-    > {
-        let response = self
-            .0
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
+    ) -> HttpResult<BoxStream<'static, Result<sse_stream::Sse, SseError>>> {
+        let at = uri.clone();
+        self.send("GET", &at, auth_header, custom_headers, |auth, headers| {
+            self.client.get_stream_with_max_sse_event_size(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                auth,
+                headers,
                 max_sse_event_size,
             )
-            .await;
-        self.note(response)
+        })
+        .await
     }
 }

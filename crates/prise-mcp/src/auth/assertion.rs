@@ -1,9 +1,8 @@
 //! `private_key_jwt` (RFC 7523): the client proves who it is with a JWT it signs,
-//! for the client credentials grant. Signed with ring (P-256, ES256), the crypto
-//! library prise already has for TLS.
+//! for the client credentials grant (ES256, see `jwt`).
 
 use base64::Engine;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::STANDARD;
 use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
 use serde_json::json;
@@ -22,29 +21,13 @@ pub(crate) fn client_assertion(
     let rng = SystemRandom::new();
     let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der, &rng)
         .map_err(|_| "the private key is not a PKCS#8 P-256 key (ES256)".to_owned())?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs();
-    let mut nonce = [0u8; 16];
-    ring::rand::SecureRandom::fill(&rng, &mut nonce).map_err(|_| "no randomness".to_owned())?;
+    let now = super::jwt::now();
     let header = json!({"alg": "ES256", "typ": "JWT"});
     let claims = json!({
         "iss": client_id, "sub": client_id, "aud": audience,
-        "iat": now, "exp": now + LIFETIME_SECS, "jti": URL_SAFE_NO_PAD.encode(nonce),
+        "iat": now, "exp": now + LIFETIME_SECS, "jti": super::jwt::unique_id()?,
     });
-    let signing_input = format!(
-        "{}.{}",
-        URL_SAFE_NO_PAD.encode(header.to_string()),
-        URL_SAFE_NO_PAD.encode(claims.to_string())
-    );
-    let signature = key
-        .sign(&rng, signing_input.as_bytes())
-        .map_err(|_| "signing the assertion failed".to_owned())?;
-    Ok(format!(
-        "{signing_input}.{}",
-        URL_SAFE_NO_PAD.encode(signature.as_ref())
-    ))
+    super::jwt::signed(&key, &header, &claims)
 }
 
 /// The DER bytes of a PEM block.
@@ -61,6 +44,8 @@ fn pem_body(pem: &str) -> Result<Vec<u8>, String> {
 
 #[cfg(test)]
 mod tests {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
     use super::*;
 
     #[test]

@@ -37,7 +37,7 @@ pub async fn sign_in(
     person: &dyn SignIn,
     store: &TokenStore,
 ) -> Result<Option<AuthorizationManager>, SignInError> {
-    let mut manager = manager(&remote.url, store).await?;
+    let mut manager = manager(&remote.url, store, None).await?;
     let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
     let metadata = resolution.metadata.clone();
     manager.set_metadata(resolution.metadata);

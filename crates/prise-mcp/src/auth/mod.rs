@@ -12,11 +12,14 @@
 
 mod assertion;
 pub mod device;
+pub(crate) mod dpop;
+mod jwt;
 mod loopback;
 mod store;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use prise_config::Remote;
 use rmcp::transport::auth::{
@@ -76,21 +79,50 @@ impl From<AuthError> for SignInError {
 }
 
 /// The manager for `url`, its sign-in kept in `store`. Local and private addresses
-/// are allowed: the person chose the server.
-async fn manager(url: &str, store: &TokenStore) -> Result<AuthorizationManager, AuthError> {
+/// are allowed: the person chose the server. With a DPoP key, its token requests
+/// carry proofs (rmcp then checks only that discovered URLs are not private unless
+/// the server's own address is a loopback one).
+async fn manager(
+    url: &str,
+    store: &TokenStore,
+    dpop: Option<Arc<dpop::DpopKey>>,
+) -> Result<AuthorizationManager, AuthError> {
     crate::http::install_crypto();
-    let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
+    let mut manager = match dpop {
+        Some(key) => {
+            let client = dpop::ProvingClient::new(key).map_err(AuthError::InternalError)?;
+            AuthorizationManager::new_with_oauth_http_client(url, Arc::new(client)).await?
+        }
+        None => AuthorizationManager::new_allowing_private_addresses(url).await?,
+    };
     manager.set_credential_store(store.clone());
     Ok(manager)
 }
 
-/// The manager of a server signed in to before, or `None` when there is no sign-in
+/// A sign-in to use: rmcp's manager, and the key its tokens are bound to, if any.
+pub(crate) struct Signed {
+    pub manager: AuthorizationManager,
+    pub dpop: Option<Arc<dpop::DpopKey>>,
+}
+
+impl Signed {
+    /// `manager`, with the DPoP key kept in `store`.
+    pub fn kept(manager: AuthorizationManager, store: &TokenStore) -> Signed {
+        Signed {
+            manager,
+            dpop: store.dpop_key().map(Arc::new),
+        }
+    }
+}
+
+/// The sign-in of a server signed in to before, or `None` when there is no sign-in
 /// on record (the server may not need one).
-pub(crate) async fn stored(url: &str, store: &TokenStore) -> Option<AuthorizationManager> {
+pub(crate) async fn stored(url: &str, store: &TokenStore) -> Option<Signed> {
     store.read()?.token_response.as_ref()?;
-    let mut manager = manager(url, store).await.ok()?;
+    let dpop = store.dpop_key().map(Arc::new);
+    let mut manager = manager(url, store, dpop.clone()).await.ok()?;
     match manager.initialize_from_store().await {
-        Ok(true) => Some(manager),
+        Ok(true) => Some(Signed { manager, dpop }),
         Ok(false) => None,
         Err(e) => {
             tracing::warn!("the stored sign-in for {url} cannot be used: {e}");
@@ -122,7 +154,7 @@ pub async fn client_credentials(
     store: &TokenStore,
 ) -> Result<AuthorizationManager, SignInError> {
     let oauth = remote.oauth.clone().unwrap_or_default();
-    let mut manager = manager(&remote.url, store).await?;
+    let mut manager = manager(&remote.url, store, None).await?;
     let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
     let metadata = resolution.metadata.clone();
     manager.set_metadata(resolution.metadata);
@@ -208,7 +240,7 @@ pub async fn jwt_bearer(
     store: &TokenStore,
 ) -> Result<AuthorizationManager, SignInError> {
     let oauth = remote.oauth.clone().unwrap_or_default();
-    let mut manager = manager(&remote.url, store).await?;
+    let mut manager = manager(&remote.url, store, None).await?;
     let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
     let metadata = resolution.metadata.clone();
     manager.set_metadata(resolution.metadata);
@@ -514,8 +546,23 @@ pub async fn sign_in(
     person: &dyn SignIn,
     store: &TokenStore,
 ) -> Result<AuthorizationManager, SignInError> {
-    let mut manager = manager(&remote.url, store).await?;
-    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    let mut manager = manager(&remote.url, store, None).await?;
+    let mut resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    // A server that asks for DPoP gets tokens bound to a new key of prise's; a
+    // manager that proves its token requests takes over (discovery again, so that
+    // it knows what the challenge said).
+    if dpop::wanted(challenge, &resolution.metadata) {
+        let key = dpop::DpopKey::generate().map_err(SignInError::Protocol)?;
+        store
+            .save_dpop_key(&key)
+            .map_err(|e| SignInError::Protocol(format!("cannot keep the DPoP key: {e}")))?;
+        manager = self::manager(&remote.url, store, Some(Arc::new(key))).await?;
+        resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    } else {
+        store
+            .forget_dpop_key()
+            .map_err(|e| SignInError::Protocol(format!("cannot remove the old DPoP key: {e}")))?;
+    }
     manager.set_metadata(resolution.metadata);
     let oauth = remote.oauth.clone().unwrap_or_default();
     let back = person

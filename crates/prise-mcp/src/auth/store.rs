@@ -43,8 +43,34 @@ impl TokenStore {
         serde_json::from_str(&text).ok()
     }
 
+    /// The DPoP key the sign-in's tokens are bound to, if they are.
+    pub(crate) fn dpop_key(&self) -> Option<super::dpop::DpopKey> {
+        let text = std::fs::read_to_string(self.dpop_path()).ok()?;
+        super::dpop::DpopKey::from_text(&text)
+            .inspect_err(|e| tracing::warn!("{}: {e}", self.dpop_path().display()))
+            .ok()
+    }
+
+    /// Keeps the DPoP key of a sign-in about to be made.
+    pub(crate) fn save_dpop_key(&self, key: &super::dpop::DpopKey) -> std::io::Result<()> {
+        write_private(&self.dpop_path(), key.to_text().as_bytes())
+    }
+
+    /// Forgets the DPoP key of an earlier sign-in.
+    pub(crate) fn forget_dpop_key(&self) -> std::io::Result<()> {
+        match std::fs::remove_file(self.dpop_path()) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
+    }
+
+    fn dpop_path(&self) -> PathBuf {
+        self.path.with_extension("dpop")
+    }
+
     /// Forgets the sign-in.
     pub fn remove(&self) -> std::io::Result<()> {
+        self.forget_dpop_key()?;
         match std::fs::remove_file(&self.path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             other => other,
@@ -52,24 +78,27 @@ impl TokenStore {
     }
 
     fn write(&self, credentials: &StoredCredentials) -> std::io::Result<()> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
         let text = serde_json::to_string(credentials).map_err(std::io::Error::other)?;
-        // Written beside, then renamed over: never half a file, never readable by others.
-        let temporary = self
-            .path
-            .with_extension(format!("json.{}", std::process::id()));
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&temporary)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, &self.path)
+        write_private(&self.path, text.as_bytes())
     }
+}
+
+/// Writes `bytes` to `path`, readable by the user only (in a folder only they can
+/// enter): beside it first, then renamed over, so never half a file.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    let temporary = path.with_extension(format!("tmp.{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temporary)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&temporary, path)
 }
 
 #[async_trait::async_trait]
