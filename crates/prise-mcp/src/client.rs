@@ -70,6 +70,8 @@ impl ClientHandler for Client {
         }
         capabilities.elicitation =
             Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        // A long call may come back as a task, which prise follows to its result.
+        crate::tasks::declare(&mut capabilities);
         // The version offered by `initialize`; `server/discover` negotiates its own.
         ClientConfig::new(
             capabilities,

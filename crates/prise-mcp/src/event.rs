@@ -48,4 +48,18 @@ pub enum MountEvent {
         /// A message for people.
         message: Option<String>,
     },
+    /// A tool call that the server made a task of changed status (see the
+    /// `io.modelcontextprotocol/tasks` extension).
+    Task {
+        /// The server.
+        server: String,
+        /// The tool, as the server names it.
+        tool: String,
+        /// The task's id.
+        task: String,
+        /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+        status: String,
+        /// The server's message about it, for people.
+        message: Option<String>,
+    },
 }

@@ -28,6 +28,7 @@ mod roots;
 mod rounds;
 mod sse;
 mod supervise;
+pub mod tasks;
 mod template;
 
 pub use catalog::Catalog;

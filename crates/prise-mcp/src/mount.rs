@@ -286,6 +286,26 @@ impl Mount {
         &self.live.shared
     }
 
+    /// The current connection's peer, to send requests on.
+    pub(crate) fn peer(&self) -> Peer<RoleClient> {
+        self.live.current().service.peer().clone()
+    }
+
+    /// The handler that answers the server's questions.
+    pub(crate) fn client(&self) -> Client {
+        self.live.current().service.service().clone()
+    }
+
+    /// How long a request may go without news.
+    pub(crate) fn call_timeout(&self) -> Duration {
+        self.call_timeout
+    }
+
+    /// Where this mount's events go.
+    pub(crate) fn events(&self) -> &broadcast::Sender<MountEvent> {
+        &self.live.shared.events
+    }
+
     /// The last lines of the server's stderr.
     pub fn stderr_tail(&self) -> Vec<String> {
         self.live
@@ -307,6 +327,9 @@ impl Mount {
         let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
         match self.request(request, "tools/call").await? {
             ServerResult::CallToolResult(result) => Ok(result),
+            ServerResult::CreateTaskResult(created) => {
+                crate::tasks::follow(self, tool, created.task).await
+            }
             other => Err(self.unexpected("tools/call", &other)),
         }
     }
@@ -364,8 +387,7 @@ impl Mount {
             } else {
                 state_only = 0;
             }
-            let client = self.live.current().service.service().clone();
-            let answers = crate::rounds::answers(&client, questions)
+            let answers = crate::rounds::answers(&self.client(), questions)
                 .await
                 .map_err(fail)?;
             let answers = (!answers.is_empty()).then_some(answers);
@@ -383,7 +405,7 @@ impl Mount {
 
     /// Sends a request (see [`Mount::request_once`]); one that the server refused for
     /// want of a sign-in or of scope is made again after signing in again (`reauth`).
-    async fn request_signed_in(
+    pub(crate) async fn request_signed_in(
         &self,
         request: ClientRequest,
         method: &str,
