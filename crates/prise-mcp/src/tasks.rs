@@ -188,10 +188,12 @@ impl Status {
     }
 }
 
+/// A task being followed: the connection it lives on and its id.
+type Followed = (Peer<RoleClient>, String);
+
 /// Tasks being followed, so that a caller who gives up, or a process that is
 /// interrupted, cancels them: a task is work the server goes on doing otherwise.
-static PENDING: LazyLock<Mutex<HashMap<u64, (Peer<RoleClient>, String)>>> =
-    LazyLock::new(Default::default);
+static PENDING: LazyLock<Mutex<HashMap<u64, Followed>>> = LazyLock::new(Default::default);
 static NEXT: AtomicU64 = AtomicU64::new(0);
 /// Cancellations sent and not yet answered, for [`cancel_all`] to wait for.
 static SENDING: LazyLock<Mutex<Vec<tokio::task::JoinHandle<()>>>> = LazyLock::new(Default::default);

@@ -65,6 +65,14 @@ impl Progress {
         bar.set_message(text);
     }
 
+    /// Shows the status of the task a server made of the call of `label`.
+    pub fn status(&mut self, label: &str, status: &str) {
+        let text = format!("{}: {}", revealed(label), revealed(status));
+        let bar = self.bar();
+        bar.set_style(spinner());
+        bar.set_message(text);
+    }
+
     /// Takes the bar away, leaving a clean line.
     pub fn clear(&mut self) {
         if let Some(bar) = self.bar.take() {
@@ -118,6 +126,10 @@ pub async fn watch<T>(
             event = events.recv() => match event {
                 Ok(MountEvent::Progress { server: from, progress: done, total, message, .. }) if from == server => {
                     progress.update(label, done, total, message.as_deref());
+                }
+                Ok(MountEvent::Task { server: from, status, message, .. }) if from == server => {
+                    waiting = true;
+                    progress.status(label, message.as_deref().unwrap_or(&status));
                 }
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break work.await,

@@ -5,12 +5,19 @@ use std::io::IsTerminal;
 use crate::commands::mounted;
 use crate::failure::Failure;
 
+/// How long an interrupted run waits for servers to take in the cancellation of the
+/// tasks it was following.
+const TASK_CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Runs `work` until it ends or a signal arrives; on a signal every server process is
 /// ended, the servers still starting are named, and the exit code says which signal.
 pub async fn until_signal(work: impl Future<Output = Result<(), Failure>>) -> Result<(), Failure> {
     tokio::select! {
         result = work => result,
         signal = interrupted() => {
+            // Servers go on with a task nobody waits for unless told; stdio servers
+            // are ended right after, so the wait is for remote ones.
+            prise_mcp::tasks::cancel_all(TASK_CANCEL_WAIT).await;
             prise_mcp::child::kill_all_children();
             let pending = mounted::still_starting();
             if !pending.is_empty() {

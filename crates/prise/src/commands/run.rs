@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::sync::Arc;
 
 use prise_agent::configured;
-use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions, Refusal, ToolOutcome};
+use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions, Refusal, ToolOutcome, ToolUpdate};
 use prise_config::Config;
 use prise_llm::{Model, ModelError, ModelSpec, StopReason};
 use prise_mcp::Mounts;
@@ -137,6 +137,18 @@ pub fn print_trace(event: &AgentEvent) {
                 ""
             }
         ),
+        // A task's news, but not its end: the call's own line says how it ended.
+        AgentEvent::ToolProgress {
+            name,
+            update: ToolUpdate::Task { status, message },
+            ..
+        } if !matches!(status.as_str(), "completed" | "failed" | "cancelled") => {
+            eprintln!(
+                "  … {}: {}",
+                p(name),
+                p(message.as_deref().unwrap_or(status))
+            )
+        }
         AgentEvent::UnreadableCall { reason, again } => eprintln!(
             "(the model's tool call could not be read: {}{})",
             p(reason),
@@ -231,6 +243,20 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
         AgentEvent::UnreadableCall { reason, again } => {
             json!({"type": "unreadable-call", "reason": reason, "again": again})
         }
+        AgentEvent::ToolProgress { id, name, update } => match update {
+            ToolUpdate::Progress {
+                progress,
+                total,
+                message,
+            } => json!({
+                "type": "tool-progress", "id": id, "tool": name,
+                "progress": progress, "total": total, "message": message,
+            }),
+            ToolUpdate::Task { status, message } => json!({
+                "type": "tool-progress", "id": id, "tool": name,
+                "task": {"status": status, "message": message},
+            }),
+        },
         AgentEvent::ToolEnd {
             id,
             name,
