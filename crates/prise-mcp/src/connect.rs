@@ -23,6 +23,7 @@ use crate::client::Client;
 use crate::eras::Era;
 use crate::limit::{LineLimit, Oversized};
 use crate::mount::{MountOptions, TERMINATE_GRACE};
+use crate::tasks::dated::{Noting, TaskTools};
 use crate::{http, sse};
 
 /// How long a server that asked for roots while starting is given to apply them
@@ -38,6 +39,8 @@ pub(crate) struct Connection {
     pub oversized: Arc<Oversized>,
     /// What the server last refused for want of a sign-in or scope (HTTP).
     pub challenges: http::Challenges,
+    /// The tools that must be called as tasks (2025-11-25 servers).
+    pub task_tools: Arc<TaskTools>,
 }
 
 /// Where the stderr of the latest attempt is kept, so that a timeout can still show it.
@@ -113,6 +116,7 @@ pub(crate) struct Connected {
     pub child: Option<ChildServer>,
     pub oversized: Arc<Oversized>,
     pub challenges: http::Challenges,
+    pub task_tools: Arc<TaskTools>,
 }
 
 impl Connected {
@@ -124,6 +128,7 @@ impl Connected {
                 child: self.child,
                 oversized: self.oversized,
                 challenges: self.challenges,
+                task_tools: self.task_tools,
             },
             self.catalog,
         )
@@ -169,17 +174,22 @@ async fn attempt(
             // prise bounds each line itself (see `limit`), so that an oversized answer
             // fails its request at once instead of being dropped.
             let oversized = Arc::new(Oversized::default());
-            let stdout = LineLimit::new(
-                stdout,
-                server.max_message_size,
-                &server.name,
-                oversized.clone(),
+            let task_tools = Arc::new(TaskTools::default());
+            let stdout = Noting::new(
+                LineLimit::new(
+                    stdout,
+                    server.max_message_size,
+                    &server.name,
+                    oversized.clone(),
+                ),
+                task_tools.clone(),
             );
             let transport = AsyncRwTransport::new(stdout, stdin).with_max_line_length(usize::MAX);
             match handshake(client, transport, lifecycle).await {
                 Ok(mut connected) => {
                     connected.child = Some(process);
                     connected.oversized = oversized;
+                    connected.task_tools = task_tools;
                     Ok(connected)
                 }
                 Err(mut failed) => {
@@ -226,25 +236,29 @@ async fn http_attempt(
     let max = server.max_message_size;
     let challenges = http::Challenges::default();
     let challenges = &challenges;
+    let task_tools = Arc::new(TaskTools::default());
+    let task_tools = &task_tools;
     let lifecycle = &lifecycle;
     signing_in(server, remote, options, challenges, |manager| {
         let client = client.clone();
         Box::pin(async move {
             match manager {
                 Some(signed_in) => {
-                    let transport = http::signed_in_transport(remote, max, signed_in, challenges)
-                        .map_err(Failed::new)?;
+                    let transport =
+                        http::signed_in_transport(remote, max, signed_in, challenges, task_tools)
+                            .map_err(Failed::new)?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
                 None => {
-                    let transport =
-                        http::transport(remote, max, challenges).map_err(Failed::new)?;
+                    let transport = http::transport(remote, max, challenges, task_tools)
+                        .map_err(Failed::new)?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
             }
             .map(|mut connected| {
                 // Kept, for the mount to act on a refusal mid-session (`reauth`).
                 connected.challenges = challenges.clone();
+                connected.task_tools = task_tools.clone();
                 connected
             })
         })
@@ -420,6 +434,7 @@ where
         child: None,
         oversized: Arc::default(),
         challenges: http::Challenges::default(),
+        task_tools: Arc::default(),
     })
 }
 

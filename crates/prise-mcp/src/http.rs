@@ -4,6 +4,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Once};
 
 use crate::auth::dpop::DpopKey;
+use crate::tasks::dated::TaskTools;
+use futures::StreamExt;
 use futures::stream::BoxStream;
 use prise_config::Remote;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
@@ -67,9 +69,10 @@ pub(crate) fn transport(
     remote: &Remote,
     max_message_size: usize,
     challenges: &Challenges,
+    task_tools: &Arc<TaskTools>,
 ) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
     Ok(StreamableHttpClientTransport::with_client(
-        SessionAware::new(client()?, challenges, None),
+        SessionAware::new(client()?, challenges, None, task_tools),
         config(remote, max_message_size)?,
     ))
 }
@@ -82,8 +85,9 @@ pub(crate) fn signed_in_transport(
     max_message_size: usize,
     signed_in: crate::auth::Signed,
     challenges: &Challenges,
+    task_tools: &Arc<TaskTools>,
 ) -> Result<StreamableHttpClientTransport<rmcp::transport::AuthClient<SessionAware>>, String> {
-    let aware = SessionAware::new(client()?, challenges, signed_in.dpop);
+    let aware = SessionAware::new(client()?, challenges, signed_in.dpop, task_tools);
     let client = rmcp::transport::AuthClient::new(aware, signed_in.manager);
     Ok(StreamableHttpClientTransport::with_client(
         client,
@@ -118,12 +122,14 @@ pub(crate) fn install_crypto() {
 /// answers 400 "No valid session ID provided") is reported as an expired session,
 /// which makes rmcp initialise again and resend, instead of leaving the request
 /// waiting for an answer that can never be matched to it. With a DPoP key, the
-/// token goes as `DPoP` with a fresh proof on each request (see `auth::dpop`).
+/// token goes as `DPoP` with a fresh proof on each request (see `auth::dpop`). The
+/// events of response streams are shown to [`TaskTools`] on their way to rmcp.
 #[derive(Clone)]
 pub(crate) struct SessionAware {
     client: reqwest::Client,
     challenges: Challenges,
     dpop: Option<Arc<DpopKey>>,
+    task_tools: Arc<TaskTools>,
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
@@ -133,11 +139,13 @@ impl SessionAware {
         client: reqwest::Client,
         challenges: &Challenges,
         dpop: Option<Arc<DpopKey>>,
+        task_tools: &Arc<TaskTools>,
     ) -> SessionAware {
         SessionAware {
             client,
             challenges: challenges.clone(),
             dpop,
+            task_tools: task_tools.clone(),
         }
     }
 
@@ -234,6 +242,25 @@ impl SessionAware {
     }
 }
 
+impl SessionAware {
+    /// `response`, its events shown to [`TaskTools`] as they come.
+    fn noted(&self, response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
+        let StreamableHttpPostResponse::Sse(events, session) = response else {
+            return response;
+        };
+        let tools = self.task_tools.clone();
+        let events = events.inspect(move |event| {
+            if let Ok(sse_stream::Sse {
+                data: Some(data), ..
+            }) = event
+            {
+                tools.note(data.as_bytes());
+            }
+        });
+        StreamableHttpPostResponse::Sse(Box::pin(events), session)
+    }
+}
+
 fn header_value(text: &str) -> HttpResult<HeaderValue> {
     HeaderValue::from_str(text).map_err(|_| dpop_error("a DPoP header is not valid HTTP".into()))
 }
@@ -267,6 +294,7 @@ impl StreamableHttpClient for SessionAware {
             async move { Self::correct(&message, session, response.await) }
         })
         .await
+        .map(|response| self.noted(response))
     }
 
     async fn post_message_with_response_limits(
@@ -293,6 +321,7 @@ impl StreamableHttpClient for SessionAware {
             async move { Self::correct(&message, session, response.await) }
         })
         .await
+        .map(|response| self.noted(response))
     }
 
     async fn delete_session(

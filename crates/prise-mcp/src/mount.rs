@@ -322,6 +322,9 @@ impl Mount {
         tool: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, CallError> {
+        if self.live.current().task_tools.required(tool) {
+            return crate::tasks::dated::call(self, tool, arguments).await;
+        }
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
         let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(params));

@@ -4,62 +4,12 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{fixture, peers, servers};
+use common::{Guard, everything, everything_http, everything_on, fixture, free_port, servers};
 use prise_mcp::model::ContentBlock;
 use prise_mcp::{MountOptions, Mounts, Source};
-
-/// A child process killed when the test ends, however it ends.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A free loopback port (bound then released: another process could take it in
-/// between, which on a test machine does not happen in practice).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts server-everything over Streamable HTTP and waits until it accepts connections.
-fn everything_http() -> (Guard, u16) {
-    everything("streamableHttp")
-}
-
-/// Starts server-everything in `mode` (`streamableHttp` or `sse`).
-fn everything(mode: &str) -> (Guard, u16) {
-    everything_on(mode, free_port())
-}
-
-/// Starts server-everything in `mode` on `port`.
-fn everything_on(mode: &str, port: u16) -> (Guard, u16) {
-    let child = Command::new("node")
-        .arg(peers().join("npm/node_modules/.bin/mcp-server-everything"))
-        .arg(mode)
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let guard = Guard(child);
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return (guard, port);
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    panic!("server-everything did not listen on {port}");
-}
 
 /// Starts the bad HTTP endpoint in `mode`.
 fn bad_http(mode: &str) -> (Guard, u16) {

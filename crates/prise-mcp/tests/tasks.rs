@@ -1,7 +1,8 @@
-//! Long-running tools as tasks (the `io.modelcontextprotocol/tasks` extension), against
-//! a server built on the official Python SDK (mcp 2.3) that serves the extension: a
-//! call the server makes a task of is followed to its result, its questions answered,
-//! its status reported, and cancelled when the caller gives up.
+//! Long-running tools as tasks. The `io.modelcontextprotocol/tasks` extension, against
+//! a server built on the official Python SDK (mcp 2.3) that serves it: a call the
+//! server makes a task of is followed to its result, its questions answered, its
+//! status reported, and cancelled when the caller gives up. The tasks of the
+//! 2025-11-25 revision, against server-everything over stdio and Streamable HTTP.
 
 mod common;
 
@@ -9,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{eventually, fixture, peers, servers};
+use common::{eventually, everything_http, fixture, peers, servers};
 use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
 use prise_mcp::{CallError, MountEvent, MountOptions, Mounts, Source};
 use serde_json::{Value, json};
@@ -226,4 +227,92 @@ async fn a_task_with_no_news_for_the_call_timeout_is_stopped() {
         received(&log)
     );
     mounts.close().await;
+}
+
+/// Answers server-everything's question about an ambiguous topic.
+#[derive(Debug)]
+struct Historian;
+
+impl Elicitor for Historian {
+    fn elicit(&self, _server: &str, _message: &str, schema: &Value) -> ElicitationFuture {
+        let offered = schema["properties"]["interpretation"]["oneOf"].clone();
+        assert!(offered.to_string().contains("historical"), "{offered}");
+        let mut answer = serde_json::Map::new();
+        answer.insert("interpretation".into(), json!("historical"));
+        Box::pin(std::future::ready(Elicitation::Accept(answer)))
+    }
+}
+
+/// server-everything's research tool, which must be called as a task (2025-11-25),
+/// asked about an ambiguous topic: the report, and the statuses seen on the way.
+async fn research(config: Value) -> (String, Vec<String>) {
+    let mounts = Mounts::start(
+        servers(&config.to_string())
+            .into_iter()
+            .map(Source::from)
+            .collect(),
+        MountOptions {
+            elicitor: Arc::new(Historian),
+            log_dir: None,
+            eras: None,
+            ..MountOptions::default()
+        },
+    )
+    .await;
+    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
+    let mut events = mounts.subscribe();
+    let arguments = json!({"topic": "tea", "ambiguous": true});
+    let result = mounts
+        .call_tool(
+            "everything__simulate-research-query",
+            Some(arguments.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    let mut statuses = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let MountEvent::Task {
+            status, message, ..
+        } = event
+        {
+            statuses.push(format!("{status}: {}", message.unwrap_or_default()));
+        }
+    }
+    mounts.close().await;
+    (text(&result), statuses)
+}
+
+fn check_research(report: &str, statuses: &[String]) {
+    assert!(
+        report.starts_with("# Research Report: tea (historical)"),
+        "{report}"
+    );
+    assert!(report.contains("**Clarification**: historical"), "{report}");
+    assert_eq!(
+        statuses.first().map(String::as_str),
+        Some("working: Gathering sources...")
+    );
+    assert!(
+        statuses.iter().any(|s| s.starts_with("input_required: ")),
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dated_servers_task_over_stdio() {
+    let config = json!({"mcpServers": {"everything": {
+        "command": "node",
+        "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"],
+    }}});
+    let (report, statuses) = research(config).await;
+    check_research(&report, &statuses);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dated_servers_task_over_streamable_http() {
+    let (_server, port) = everything_http();
+    let config =
+        json!({"mcpServers": {"everything": {"url": format!("http://127.0.0.1:{port}/mcp")}}});
+    let (report, statuses) = research(config).await;
+    check_research(&report, &statuses);
 }

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use std::process::{Child, Command, Stdio};
+
 use prise_config::{Config, Server};
 
 /// Where `scripts/peers.sh` installed the third-party peers. A missing install is an
@@ -71,4 +73,54 @@ pub async fn eventually(limit: Duration, check: impl Fn() -> bool) -> bool {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     check()
+}
+
+/// A child process killed when the test ends, however it ends.
+pub struct Guard(pub Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A free loopback port (bound then released: another process could take it in
+/// between, which on a test machine does not happen in practice).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts server-everything over Streamable HTTP and waits until it accepts connections.
+pub fn everything_http() -> (Guard, u16) {
+    everything("streamableHttp")
+}
+
+/// Starts server-everything in `mode` (`streamableHttp` or `sse`).
+pub fn everything(mode: &str) -> (Guard, u16) {
+    everything_on(mode, free_port())
+}
+
+/// Starts server-everything in `mode` on `port`.
+pub fn everything_on(mode: &str, port: u16) -> (Guard, u16) {
+    let child = Command::new("node")
+        .arg(peers().join("npm/node_modules/.bin/mcp-server-everything"))
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let guard = Guard(child);
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (guard, port);
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("server-everything did not listen on {port}");
 }

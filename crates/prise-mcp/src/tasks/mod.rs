@@ -9,6 +9,9 @@
 //! result (or the error) handed to the caller as if the call had answered it. A caller
 //! that gives up (Ctrl-C, a cancelled turn, a task that stalls past the call timeout)
 //! sends `tasks/cancel`.
+//!
+//! Servers of the 2025-11-25 revision serve the tasks that came before the extension,
+//! which the client asks for: see [`dated`].
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,6 +28,8 @@ use rmcp::{Peer, RoleClient};
 use crate::error::CallError;
 use crate::event::MountEvent;
 use crate::mount::Mount;
+
+pub(crate) mod dated;
 
 /// Polls faster than this are slowed down: a server that asks for 0 ms gets no busy loop.
 const MIN_POLL: Duration = Duration::from_millis(50);
@@ -56,8 +61,8 @@ pub(crate) async fn follow(
     let id = created.task_id.clone();
     let pending = Pending::register(mount.peer(), &id);
     let mut status = Status::default();
-    status.report(mount, tool, &created);
-    let mut pace = pace(&created);
+    status.report_task(mount, tool, &created);
+    let mut pace = pace_of(created.poll_interval_ms, DEFAULT_POLL);
     let mut answered = BTreeSet::new();
     let mut last_news = Instant::now();
     loop {
@@ -78,8 +83,8 @@ pub(crate) async fn follow(
                 task.task_id
             )));
         }
-        pace = pace_of(&task, pace);
-        if status.report(mount, tool, &task) {
+        pace = pace_of(task.poll_interval_ms, pace);
+        if status.report_task(mount, tool, &task) {
             last_news = Instant::now();
         }
         match payload {
@@ -148,14 +153,9 @@ fn not_yet(requests: InputRequests, answered: &BTreeSet<String>) -> InputRequest
         .collect()
 }
 
-/// How long to wait before the first poll.
-fn pace(task: &Task) -> Duration {
-    pace_of(task, DEFAULT_POLL)
-}
-
-/// The pace the server asks for in `task`, else the one so far, within bounds.
-fn pace_of(task: &Task, so_far: Duration) -> Duration {
-    task.poll_interval_ms
+/// The pace the server asks for (`poll_ms`), else the one so far, within bounds.
+fn pace_of(poll_ms: Option<u64>, so_far: Duration) -> Duration {
+    poll_ms
         .map(Duration::from_millis)
         .unwrap_or(so_far)
         .clamp(MIN_POLL, MAX_POLL)
@@ -167,12 +167,30 @@ struct Status(Option<(String, Option<String>)>);
 
 impl Status {
     /// Reports `task`'s status if it changed; whether it did.
-    fn report(&mut self, mount: &Mount, tool: &str, task: &Task) -> bool {
+    fn report_task(&mut self, mount: &Mount, tool: &str, task: &Task) -> bool {
         let status = serde_json::to_value(task.status)
             .ok()
             .and_then(|s| s.as_str().map(str::to_owned))
             .unwrap_or_default();
-        let now = (status.clone(), task.status_message.clone());
+        self.report(
+            mount,
+            tool,
+            &task.task_id,
+            status,
+            task.status_message.clone(),
+        )
+    }
+
+    /// Reports task `id`'s `status` and `message` if they changed; whether they did.
+    fn report(
+        &mut self,
+        mount: &Mount,
+        tool: &str,
+        id: &str,
+        status: String,
+        message: Option<String>,
+    ) -> bool {
+        let now = (status.clone(), message.clone());
         if self.0.as_ref() == Some(&now) {
             return false;
         }
@@ -180,9 +198,9 @@ impl Status {
         let _ = mount.events().send(MountEvent::Task {
             server: mount.name().to_owned(),
             tool: tool.to_owned(),
-            task: task.task_id.clone(),
+            task: id.to_owned(),
             status,
-            message: task.status_message.clone(),
+            message,
         });
         true
     }
@@ -260,23 +278,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
-    fn task(poll: Option<u64>) -> Task {
-        let mut task = Task::new("t", rmcp::model::TaskStatus::Working, "", "");
-        task.poll_interval_ms = poll;
-        task
-    }
-
     #[test]
     fn the_pace_is_the_servers_within_bounds() {
-        assert_eq!(pace(&task(None)), DEFAULT_POLL);
-        assert_eq!(pace(&task(Some(250))), Duration::from_millis(250));
-        assert_eq!(pace(&task(Some(0))), MIN_POLL);
-        assert_eq!(pace(&task(Some(u64::MAX))), MAX_POLL);
+        assert_eq!(pace_of(None, DEFAULT_POLL), DEFAULT_POLL);
+        assert_eq!(pace_of(Some(250), DEFAULT_POLL), Duration::from_millis(250));
+        assert_eq!(pace_of(Some(0), DEFAULT_POLL), MIN_POLL);
+        assert_eq!(pace_of(Some(u64::MAX), DEFAULT_POLL), MAX_POLL);
         // A later answer without a pace keeps the one asked for before.
-        assert_eq!(
-            pace_of(&task(None), Duration::from_millis(300)),
-            Duration::from_millis(300)
-        );
+        let so_far = Duration::from_millis(300);
+        assert_eq!(pace_of(None, so_far), so_far);
     }
 
     #[test]
