@@ -1,7 +1,8 @@
 //! Mounting MCP servers: the client side of the Model Context Protocol.
 //!
 //! This crate owns connections to servers (stdio child processes, in-process servers,
-//! Streamable HTTP), protocol eras, the lifecycle of child processes, and the
+//! Streamable HTTP, legacy SSE), protocol eras, the lifecycle of child processes,
+//! signing in, following calls through multi-round requests and tasks, and the
 //! registry that maps exposed names (`server__tool`) back to a server and a tool.
 //! Its public face is small: [`Mounts::start`] a set of servers, list what they offer,
 //! call, read, get, [`Mounts::subscribe`] to events, [`Mounts::close`].
