@@ -62,6 +62,20 @@ fn received(log: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// Waits for the server to receive `tasks/cancel` (for `task`, if given).
+async fn assert_cancel_arrives(log: &Path, task: Option<&str>) {
+    let cancelled = || {
+        received(log).iter().any(|r| {
+            r["method"] == "tasks/cancel" && task.is_none_or(|t| r["params"]["taskId"] == t)
+        })
+    };
+    assert!(
+        eventually(Duration::from_secs(10), cancelled).await,
+        "{:?}",
+        received(log)
+    );
+}
+
 fn text(result: &prise_mcp::model::CallToolResult) -> String {
     result
         .content
@@ -193,16 +207,7 @@ async fn a_task_given_up_on_is_cancelled() {
         result = call => panic!("the call ended: {result:?}"),
         task = started => task,
     };
-    let cancelled = || {
-        received(&log)
-            .iter()
-            .any(|r| r["method"] == "tasks/cancel" && r["params"]["taskId"] == task.as_str())
-    };
-    assert!(
-        eventually(Duration::from_secs(10), cancelled).await,
-        "{:?}",
-        received(&log)
-    );
+    assert_cancel_arrives(&log, Some(&task)).await;
     mounts.close().await;
 }
 
@@ -220,12 +225,7 @@ async fn a_task_with_no_news_for_the_call_timeout_is_stopped() {
         }
         other => panic!("{other:?}"),
     }
-    let cancelled = || received(&log).iter().any(|r| r["method"] == "tasks/cancel");
-    assert!(
-        eventually(Duration::from_secs(10), cancelled).await,
-        "{:?}",
-        received(&log)
-    );
+    assert_cancel_arrives(&log, None).await;
     mounts.close().await;
 }
 
