@@ -104,15 +104,20 @@ fn client_scenarios_of(release: &str, prefix: &str) {
     }
     let mut failures = Vec::new();
     for run in runs {
+        let results = tempfile::tempdir().unwrap();
+        let results_dir = results.path().display().to_string();
         let mut args = vec![
             "client",
             "--command",
             client,
             "--expected-failures",
             &expected,
+            "-o",
+            &results_dir,
         ];
         args.extend(&run);
         let (ok, output) = conformance_in(prefix, &args);
+        let ok = ok || only_late_under_load(&output, results.path());
         // A run that tested nothing would pass too.
         let total = output
             .lines()
@@ -126,6 +131,59 @@ fn client_scenarios_of(release: &str, prefix: &str) {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Whether a failed run failed only because the client reconnected "slightly late"
+/// in `sse-retry`: a warning that 0.1.16 gives past 200 ms over the server's 500 ms
+/// `retry`, and that its own text calls acceptable. With every scenario in parallel
+/// beside the rest of the test command on two cores, a reconnection can be that late
+/// for want of a CPU; a test must not fail because a machine was slow. Reconnecting
+/// early, or twice as late, is still a failure, as is any other warning.
+fn only_late_under_load(output: &str, results: &Path) -> bool {
+    let unexpected: Vec<&str> = output
+        .lines()
+        .skip_while(|l| !l.contains("Unexpected failures (not in baseline)"))
+        .skip(1)
+        .map_while(|l| l.trim().strip_prefix("✗ "))
+        .collect();
+    if unexpected != ["sse-retry"] || output.contains("Stale baseline entries") {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(results) else {
+        return false;
+    };
+    let runs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("sse-retry-"))
+        })
+        .collect();
+    let [run] = runs.as_slice() else {
+        return false;
+    };
+    let Ok(checks) = std::fs::read_to_string(run.join("checks.json")) else {
+        return false;
+    };
+    let checks: Vec<serde_json::Value> = serde_json::from_str(&checks).unwrap_or_default();
+    let off: Vec<&serde_json::Value> = checks
+        .iter()
+        .filter(|c| !matches!(c["status"].as_str(), Some("SUCCESS" | "INFO")))
+        .collect();
+    let late = off.len() == 1
+        && off[0]["id"] == "client-sse-retry-timing"
+        && off[0]["status"] == "WARNING"
+        && off[0]["errorMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("reconnected slightly late"));
+    if late {
+        eprintln!(
+            "sse-retry: accepted a late reconnection under load: {}",
+            off[0]["errorMessage"]
+        );
+    }
+    late
 }
 
 #[test]
@@ -193,4 +251,36 @@ fn server_scenarios_against_serve_docs() {
     let _ = server.kill();
     let _ = server.wait();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn only_a_late_reconnection_is_forgiven() {
+    let output = "Total: 233 passed, 0 failed, 1 warnings\n\nUnexpected failures (not in baseline):\n  ✗ sse-retry\n\nUnexpected failures detected";
+    let check = |status: &str, message: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("sse-retry-2026-12-01T10-58-31-500Z");
+        std::fs::create_dir(&run).unwrap();
+        let checks = serde_json::json!([
+            {"id": "client-sse-graceful-reconnect", "status": "SUCCESS"},
+            {"id": "client-sse-retry-timing", "status": status, "errorMessage": message},
+        ]);
+        std::fs::write(run.join("checks.json"), checks.to_string()).unwrap();
+        only_late_under_load(output, dir.path())
+    };
+    assert!(check(
+        "WARNING",
+        "Client reconnected slightly late (731ms instead of 500ms). This is acceptable but may indicate network delays."
+    ));
+    assert!(!check(
+        "FAILURE",
+        "Client reconnected too early (120ms instead of 500ms)."
+    ));
+    assert!(!check(
+        "FAILURE",
+        "Client reconnected very late (1400ms instead of 500ms)."
+    ));
+    assert!(!check("WARNING", "Could not measure timing"));
+    let other = output.replace("✗ sse-retry", "✗ tools_call");
+    let dir = tempfile::tempdir().unwrap();
+    assert!(!only_late_under_load(&other, dir.path()));
 }
