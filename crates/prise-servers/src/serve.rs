@@ -1,6 +1,9 @@
 //! Running a server: in this process, over stdio, or over Streamable HTTP.
 
-use rmcp::{ServerHandler, ServiceExt};
+use rmcp::ServiceExt;
+
+/// What a server must implement to be served here (rmcp's).
+pub use rmcp::ServerHandler;
 
 /// Bytes buffered in each direction of an in-process connection.
 const IN_PROCESS_BUFFER: usize = 256 * 1024;

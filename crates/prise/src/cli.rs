@@ -443,13 +443,15 @@ pub struct LogoutArgs {
 pub enum ServeCommand {
     /// Serve a folder of Markdown documentation (grep_docs, read_doc, list_docs).
     Docs(ServeDocsArgs),
+    /// Serve every configured server as one MCP server, for other clients: tools and
+    /// prompts named server__name as `prise tools` shows them, resources as their
+    /// servers give them, servers' questions passed to the client that made the call.
+    Gateway(ServeGatewayArgs),
 }
 
-/// Arguments of `prise serve docs`.
+/// How a server is served: stdio, or Streamable HTTP with its guards.
 #[derive(Debug, Args)]
-pub struct ServeDocsArgs {
-    /// The documentation folder; prise's own docs when absent.
-    pub dir: Option<PathBuf>,
+pub struct ServeTransportArgs {
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8000;
     /// port 0 picks a free one).
     #[arg(long, value_name = "ADDR")]
@@ -463,6 +465,22 @@ pub struct ServeDocsArgs {
     /// Print the configuration snippet that mounts this server in a client, and exit.
     #[arg(long, value_name = "CLIENT")]
     pub print_config: Option<Client>,
+}
+
+/// Arguments of `prise serve gateway`.
+#[derive(Debug, Args)]
+pub struct ServeGatewayArgs {
+    #[command(flatten)]
+    pub transport: ServeTransportArgs,
+}
+
+/// Arguments of `prise serve docs`.
+#[derive(Debug, Args)]
+pub struct ServeDocsArgs {
+    /// The documentation folder; prise's own docs when absent.
+    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub transport: ServeTransportArgs,
 }
 
 /// MCP clients whose configuration format prise can print.

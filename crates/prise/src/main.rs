@@ -78,6 +78,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     Command::Prompts(args) => commands::inspect::prompts(servers, args).await,
                     Command::Prompt(args) => commands::inspect::prompt(servers, args).await,
                     Command::Run(args) => commands::run::run(servers, args).await,
+                    Command::Serve(ServeCommand::Gateway(args)) => {
+                        commands::serve::gateway(servers, args).await
+                    }
                     Command::Models(args) => commands::models::list(servers.config, args).await,
                     Command::Auth(AuthCommand::Login(args)) => {
                         commands::auth::login(servers, args).await

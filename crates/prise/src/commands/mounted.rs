@@ -78,6 +78,19 @@ impl Servers {
     /// Mounts what `wanted` needs, after checking that it names servers that exist
     /// and are enabled. Servers that fail are left out; see [`report`].
     pub async fn mount(self, wanted: Wanted<'_>) -> Result<Mounts, Failure> {
+        self.start(wanted, Mounts::start).await
+    }
+
+    /// [`Servers::mount`], with `start` doing the mounting (the gateway starts its
+    /// mounts itself, to answer their servers' questions).
+    pub async fn start<T, F>(
+        self,
+        wanted: Wanted<'_>,
+        start: impl FnOnce(Vec<Source>, MountOptions) -> F,
+    ) -> Result<T, Failure>
+    where
+        F: Future<Output = T>,
+    {
         let sources = match self.config {
             Some(config) => {
                 let keep = selected(&config, wanted)?;
@@ -126,7 +139,7 @@ impl Servers {
             .map(|s| s.name().to_owned())
             .collect();
         let watch = watch_starting(starting, events.subscribe());
-        let mounts = Mounts::start(sources, options).await;
+        let mounts = start(sources, options).await;
         watch.abort();
         STILL_STARTING
             .lock()
@@ -194,13 +207,18 @@ fn watch_starting(
 
 /// Prints the servers that failed to mount as warnings on stderr.
 pub fn report(mounts: Mounts) -> Mounts {
+    warn_of_failures(&mounts);
+    mounts
+}
+
+/// Each server that could not be mounted, as a warning on stderr.
+pub fn warn_of_failures(mounts: &Mounts) {
     for failure in mounts.failures() {
         eprintln!("warning: {}", revealed(&failure.to_string()));
         for line in failure_details(failure) {
             eprintln!("{line}");
         }
     }
-    mounts
 }
 
 /// A failed server's last stderr lines (its own words: shown, never obeyed by the

@@ -1,18 +1,28 @@
-//! `prise serve docs`: the built-in documentation server, for any MCP client.
+//! `prise serve`: the built-in documentation server and the gateway, for any MCP
+//! client, over stdio or Streamable HTTP.
 
 use std::io::Write;
 
 use prise_servers::{DocsServer, Library};
+use prise_servers::serve::ServerHandler;
 
-use crate::cli::{Client, ServeDocsArgs};
+use crate::cli::{Client, ServeDocsArgs, ServeGatewayArgs, ServeTransportArgs};
+use crate::commands::mounted::{Servers, Wanted, warn_of_failures};
 use crate::failure::Failure;
 use crate::output;
 
 /// Serves a documentation folder (or prise's own docs) over stdio, or prints the
 /// configuration snippet that mounts it in a client.
 pub async fn docs(args: ServeDocsArgs) -> Result<(), Failure> {
-    if let Some(client) = args.print_config {
-        return print_config(client, args.dir.as_deref());
+    if let Some(client) = args.transport.print_config {
+        let mut served = vec!["serve".to_owned(), "docs".to_owned()];
+        if let Some(dir) = &args.dir {
+            let dir = dir.canonicalize().map_err(|e| {
+                Failure::usage(format!("cannot serve {}: {e}", dir.display()), None)
+            })?;
+            served.push(dir.display().to_string());
+        }
+        return print_config(client, "docs", served);
     }
     let server = match &args.dir {
         Some(dir) => {
@@ -31,17 +41,43 @@ pub async fn docs(args: ServeDocsArgs) -> Result<(), Failure> {
         }
         None => prise_servers::embedded_docs(),
     };
-    if let Some(address) = &args.http {
-        return http(server, address, &args).await;
-    }
-    prise_servers::serve::stdio(server)
-        .await
-        .map_err(|e| Failure::Job(anyhow::anyhow!("stdio transport failed: {e}")))
+    serve(server, &args.transport).await
 }
 
-/// Serves over Streamable HTTP until interrupted.
-async fn http(server: DocsServer, address: &str, args: &ServeDocsArgs) -> Result<(), Failure> {
-    let token = match &args.token_env {
+/// Mounts every configured server and serves them as one, or prints the configuration
+/// snippet that mounts the gateway in a client.
+pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Failure> {
+    if let Some(client) = args.transport.print_config {
+        let mut served = vec!["serve".to_owned(), "gateway".to_owned()];
+        // A client starts the gateway from a folder of its own: the configuration
+        // found here is named, so that the gateway serves the same servers there.
+        if let Some(config) = &servers.config {
+            let path = config.path.canonicalize().unwrap_or(config.path.clone());
+            served.splice(0..0, ["--config".to_owned(), path.display().to_string()]);
+        }
+        return print_config(client, "prise", served);
+    }
+    let gateway = servers
+        .start(Wanted::All, prise_gateway::Gateway::start)
+        .await?;
+    // What failed to mount is said once, as for every command; the rest is served.
+    warn_of_failures(gateway.mounts());
+    let served = serve(gateway.clone(), &args.transport).await;
+    gateway.close().await;
+    served
+}
+
+/// Serves `server` on stdin and stdout, or over Streamable HTTP until interrupted.
+async fn serve<S>(server: S, transport: &ServeTransportArgs) -> Result<(), Failure>
+where
+    S: ServerHandler + Clone + Send + Sync + 'static,
+{
+    let Some(address) = &transport.http else {
+        return prise_servers::serve::stdio(server)
+            .await
+            .map_err(|e| Failure::Job(anyhow::anyhow!("stdio transport failed: {e}")));
+    };
+    let token = match &transport.token_env {
         Some(var) => match std::env::var(var) {
             Ok(token) if !token.is_empty() => Some(token),
             _ => {
@@ -72,31 +108,24 @@ async fn http(server: DocsServer, address: &str, args: &ServeDocsArgs) -> Result
     out.flush()?;
     let options = prise_servers::serve::HttpOptions {
         token,
-        extra_hosts: args.allow_host.clone(),
+        extra_hosts: transport.allow_host.clone(),
     };
     prise_servers::serve::http(server, listener, options, std::future::pending())
         .await
         .map_err(|e| Failure::Job(anyhow::anyhow!("HTTP server failed: {e}")))
 }
 
-/// The snippet that mounts this server in `client`, with absolute paths as clients
-/// start servers from their own working directory.
-fn print_config(client: Client, dir: Option<&std::path::Path>) -> Result<(), Failure> {
+/// The snippet that mounts prise, started with `args`, in `client` as `name`, with
+/// absolute paths as clients start servers from their own working directory.
+fn print_config(client: Client, name: &str, args: Vec<String>) -> Result<(), Failure> {
     let exe = std::env::current_exe()?;
-    let mut args = vec!["serve".to_owned(), "docs".to_owned()];
-    if let Some(dir) = dir {
-        let dir = dir
-            .canonicalize()
-            .map_err(|e| Failure::usage(format!("cannot serve {}: {e}", dir.display()), None))?;
-        args.push(dir.display().to_string());
-    }
     let server = serde_json::json!({ "command": exe.display().to_string(), "args": args });
     let snippet = match client {
-        Client::Claude | Client::Cursor => serde_json::json!({ "mcpServers": { "docs": server } }),
+        Client::Claude | Client::Cursor => serde_json::json!({ "mcpServers": { name: server } }),
         Client::Vscode => {
             let mut server = server;
             server["type"] = "stdio".into();
-            serde_json::json!({ "servers": { "docs": server } })
+            serde_json::json!({ "servers": { name: server } })
         }
     };
     let mut out = output::stdout();

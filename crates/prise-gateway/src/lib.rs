@@ -1,0 +1,70 @@
+//! The gateway: what prise mounts, served as one MCP server to other clients.
+//!
+//! A [`Gateway`] is an rmcp `ServerHandler` over a set of [`Mounts`]: tools and prompts
+//! under the names `prise tools` shows (`server__tool`), resources and templates under
+//! the URIs their servers give, each request routed to the server it names, and the
+//! questions a server asks during a call (elicitation) handed to the client that made
+//! that call. How it is transported (stdio, Streamable HTTP) is the caller's business.
+//!
+//! It owns the server side of the forwarding and nothing else: mounting is prise-mcp's,
+//! and it must not know about language models or the command line.
+//!
+//! ```no_run
+//! # async fn run(sources: Vec<prise_mcp::Source>) {
+//! let gateway = prise_gateway::Gateway::start(sources, prise_mcp::MountOptions::default()).await;
+//! // Serve it, for instance on stdin and stdout with rmcp:
+//! use rmcp::ServiceExt;
+//! let running = gateway.clone().serve(rmcp::transport::stdio()).await.unwrap();
+//! let _ = running.waiting().await;
+//! gateway.close().await;
+//! # }
+//! ```
+
+mod calls;
+mod handler;
+
+use std::sync::Arc;
+
+use prise_mcp::{MountOptions, Mounts, Source};
+
+pub use calls::Calls;
+
+/// What prise mounts, served as one MCP server. Cheap to clone: each downstream
+/// connection gets a clone.
+#[derive(Clone)]
+pub struct Gateway {
+    mounts: Arc<Mounts>,
+    calls: Arc<Calls>,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway").finish_non_exhaustive()
+    }
+}
+
+impl Gateway {
+    /// Mounts `sources` and makes a gateway of them. Questions the servers ask during a
+    /// call go to the client that made it; `options.elicitor` answers the others
+    /// (asked while no call of that server is under way).
+    pub async fn start(sources: Vec<Source>, mut options: MountOptions) -> Gateway {
+        let calls = Arc::new(Calls::new(options.elicitor.clone()));
+        options.elicitor = calls.clone();
+        let mounts = Arc::new(Mounts::start(sources, options).await);
+        handler::forward_list_changes(&mounts, &calls);
+        Gateway { mounts, calls }
+    }
+
+    /// The mounts it serves.
+    pub fn mounts(&self) -> &Mounts {
+        &self.mounts
+    }
+
+    /// Ends every mounted server, once no connection holds the gateway any more (else
+    /// the servers end with the process).
+    pub async fn close(self) {
+        if let Ok(mounts) = Arc::try_unwrap(self.mounts) {
+            mounts.close().await;
+        }
+    }
+}
