@@ -7,8 +7,9 @@ use prise_mcp::{CallError, MountEvent, Mounts};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ResultType,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -67,7 +68,11 @@ impl ServerHandler for Gateway {
         let _call = self.calls.enter(&server, context.peer.clone());
         // Dropped when the client cancels: the server is told to stop too.
         match self.mounts.call_tool(name, request.arguments).await {
-            Ok(result) => Ok(result.into()),
+            Ok(mut result) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                own(&mut result.meta);
+                Ok(result.into())
+            }
             Err(error) => failed(error).map(Into::into),
         }
     }
@@ -110,7 +115,11 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         match self.mounts.read_resource(&request.uri, None).await {
-            Ok(result) => Ok(result.into()),
+            Ok(mut result) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                own(&mut result.meta);
+                Ok(result.into())
+            }
             Err(error @ (CallError::UnknownResource { .. } | CallError::NotFound(_))) => {
                 Err(ErrorData::resource_not_found(error.to_string(), None))
             }
@@ -146,7 +155,11 @@ impl ServerHandler for Gateway {
             .get_prompt(&request.name, request.arguments)
             .await
         {
-            Ok(result) => Ok(result.into()),
+            Ok(mut result) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                own(&mut result.meta);
+                Ok(result.into())
+            }
             Err(error @ CallError::NotFound(_)) => {
                 Err(ErrorData::invalid_params(error.to_string(), None))
             }
@@ -154,6 +167,21 @@ impl ServerHandler for Gateway {
         }
     }
 }
+
+/// A server's result made the gateway's: what says who answered (the server's name
+/// and version, at 2026-07-28) is the gateway's to say, not the upstream's. The
+/// result's kind is stated, as 2026-07-28 requires and a dated server does not.
+fn own(meta: &mut Option<MetaObject>) {
+    if let Some(meta) = meta {
+        meta.remove(SERVER_INFO_META);
+    }
+    if meta.as_ref().is_some_and(|m| m.is_empty()) {
+        *meta = None;
+    }
+}
+
+/// The `_meta` key that names the server that answered (2026-07-28).
+const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 /// What the client is told of a call that got no result. A name no server has is the
 /// client's mistake (a protocol error); a server's own JSON-RPC error is passed on as

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{peers, prise_bin};
+use common::{HttpServer, peers, prise_bin};
 
 use std::path::Path;
 use std::process::Command;
@@ -161,47 +161,10 @@ fn print_config_for_each_client() {
     }
 }
 
-/// `prise serve docs DIR --http 127.0.0.1:0 ARGS`, killed when dropped.
-struct HttpServer {
-    child: std::process::Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
-        use std::io::BufRead;
-        let mut child = Command::new(prise_bin())
-            .args(["serve", "docs"])
-            .arg(dir)
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .envs(env.iter().copied())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert!(line.starts_with("http://127.0.0.1:"), "{line:?}");
-        HttpServer {
-            child,
-            url: line.trim().to_owned(),
-        }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn python_sdk_client_over_http() {
     let docs = docs();
-    let server = HttpServer::start(docs.path(), &[], &[]);
+    let server = HttpServer::docs(docs.path(), &[], &[]);
     let out = Command::new(peers().join("venv/bin/python"))
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_docs_client.py"))
         .args(["http", &server.url])
@@ -227,7 +190,7 @@ fn python_sdk_client_over_http() {
 #[test]
 fn prise_mounts_its_own_http_server_with_a_token() {
     let docs = docs();
-    let server = HttpServer::start(
+    let server = HttpServer::docs(
         docs.path(),
         &["--token-env", "DOCS_TOKEN"],
         &[("DOCS_TOKEN", "s3cret-token")],
@@ -268,7 +231,7 @@ fn prise_mounts_its_own_http_server_with_a_token() {
 #[test]
 fn http_refuses_foreign_hosts_and_origins() {
     let docs = docs();
-    let server = HttpServer::start(docs.path(), &[], &[]);
+    let server = HttpServer::docs(docs.path(), &[], &[]);
     let post = |headers: &[(&str, &str)]| {
         let mut cmd = Command::new("curl");
         cmd.args([
@@ -302,7 +265,7 @@ fn http_refuses_foreign_hosts_and_origins() {
 #[test]
 fn a_server_given_with_a_url_for_one_run() {
     let docs = docs();
-    let server = HttpServer::start(docs.path(), &[], &[]);
+    let server = HttpServer::docs(docs.path(), &[], &[]);
     let home = tempfile::tempdir().unwrap();
     let port = server
         .url

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use prise_servers::{DocsServer, Library};
 use prise_servers::serve::ServerHandler;
+use prise_servers::{DocsServer, Library};
 
 use crate::cli::{Client, ServeDocsArgs, ServeGatewayArgs, ServeTransportArgs};
 use crate::commands::mounted::{Servers, Wanted, warn_of_failures};

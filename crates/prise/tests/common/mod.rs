@@ -96,3 +96,48 @@ pub fn wait_until(limit: Duration, check: impl Fn() -> bool) -> bool {
     }
     check()
 }
+
+/// `prise ARGS --http 127.0.0.1:0` (a server of `prise serve`), killed when dropped.
+pub struct HttpServer {
+    child: std::process::Child,
+    /// Its MCP endpoint, as it printed it.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Starts `prise ARGS --http 127.0.0.1:0` with `env` and reads the URL it prints.
+    pub fn start(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(prise_bin())
+            .args(args)
+            .args(["--http", "127.0.0.1:0"])
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.starts_with("http://127.0.0.1:"), "{line:?}");
+        HttpServer {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+
+    /// `prise serve docs DIR --http 127.0.0.1:0 EXTRA`.
+    pub fn docs(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        let dir = dir.display().to_string();
+        let mut args = vec!["serve", "docs", dir.as_str()];
+        args.extend(extra);
+        HttpServer::start(&args, env)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,213 @@
+//! `prise serve gateway`: real clients through the gateway to real servers. The
+//! official Python SDK client (mcp 2.3) in both eras over stdio and Streamable HTTP,
+//! the MCP Inspector CLI, and prise itself, in front of server-everything and
+//! mcp-server-time.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{HttpServer, peers, prise_bin};
+use serde_json::{Value, json};
+
+/// A configuration mounting server-everything (`everything`) and mcp-server-time
+/// (`time`), written in `dir`.
+fn two_servers(dir: &Path) -> PathBuf {
+    let config = json!({"mcpServers": {
+        "everything": {
+            "command": "node",
+            "args": [peers().join("npm/node_modules/.bin/mcp-server-everything"), "stdio"],
+        },
+        "time": {
+            "command": peers().join("venv/bin/mcp-server-time"),
+            "args": ["--local-timezone", "UTC"],
+        },
+    }});
+    let path = dir.join("gateway.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// The Python SDK client fixture with `args`, its JSON report.
+fn python_client(args: &[&str]) -> Value {
+    let out = Command::new(peers().join("venv/bin/python"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_client.py"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// What the Python client saw, checked: both servers' tools under their names, calls
+/// and errors passed through, resources and prompts, and (in the dated era) the
+/// server's question answered by the client and its answer back in the server.
+fn check(mode: &str, got: &Value) {
+    let tools: Vec<&str> = got["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    for tool in [
+        "everything__echo",
+        "everything__trigger-elicitation-request",
+        "time__get_current_time",
+        "time__convert_time",
+    ] {
+        assert!(tools.contains(&tool), "{mode}: {tools:?}");
+    }
+    assert_eq!(got["echo"], "Echo: hi", "{mode}");
+    assert_eq!(got["time"]["timezone"], "UTC", "{mode}");
+    assert_eq!(
+        got["unknown"],
+        json!({"code": -32602, "message": "no tool named everything__no_such_tool"}),
+        "{mode}"
+    );
+    let resources = got["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), 7, "{mode}: {resources:?}");
+    assert_eq!(got["read"], json!([resources[0]]), "{mode}");
+    assert!(
+        got["prompts"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("everything__simple-prompt")),
+        "{mode}"
+    );
+    assert_eq!(
+        got["prompt"],
+        json!(["This is a simple prompt without arguments."])
+    );
+    if mode == "legacy" {
+        let elicitation = &got["elicitation"];
+        assert_eq!(
+            elicitation["asked"],
+            json!(["Please provide inputs for the following fields:"])
+        );
+        let text = elicitation["text"].as_str().unwrap();
+        assert!(text.contains("- Name: Ada"), "{text}");
+    }
+}
+
+#[test]
+fn python_sdk_client_through_the_gateway_over_stdio_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path());
+    let prise = prise_bin().display().to_string();
+    let config = config.display().to_string();
+    for mode in ["legacy", "2026-07-28"] {
+        let got = python_client(&[mode, "stdio", &prise, &config]);
+        check(mode, &got);
+    }
+}
+
+#[test]
+fn python_sdk_client_through_the_gateway_over_http_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path()).display().to_string();
+    let gateway = HttpServer::start(&["--config", &config, "serve", "gateway"], &[]);
+    for mode in ["legacy", "2026-07-28"] {
+        let got = python_client(&[mode, "http", &gateway.url]);
+        check(mode, &got);
+    }
+}
+
+#[test]
+fn the_inspector_cli_through_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path()).display().to_string();
+    let inspector = |args: &[&str]| {
+        let out = Command::new("node")
+            .arg(peers().join("npm/node_modules/.bin/mcp-inspector"))
+            .arg("--cli")
+            .arg(prise_bin())
+            // Not --config, which the Inspector takes for its own.
+            .args(["serve", "gateway"])
+            .args(args)
+            .env("PRISE_CONFIG", &config)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let listed = inspector(&["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"time__convert_time"), "{names:?}");
+    let called = inspector(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "everything__get-sum",
+        "--tool-arg",
+        "a=2",
+        "b=3",
+    ]);
+    assert_eq!(
+        called["content"][0]["text"], "The sum of 2 and 3 is 5.",
+        "{called}"
+    );
+}
+
+#[test]
+fn prise_mounts_the_gateway() {
+    let home = tempfile::tempdir().unwrap();
+    let config = two_servers(home.path()).display().to_string();
+    let gateway = format!(
+        "gw={} --config {config} serve gateway",
+        prise_bin().display()
+    );
+    let out = common::prise(home.path())
+        .args(["--with", &gateway, "call", "gw__time__convert_time"])
+        .arg(r#"{"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}"#)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Asia/Tokyo") && stdout.contains("21:00"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn print_config_names_the_configuration() {
+    let home = tempfile::tempdir().unwrap();
+    let config = two_servers(home.path());
+    let out = common::prise(home.path())
+        .args(["--config"])
+        .arg(&config)
+        .args(["serve", "gateway", "--print-config", "vscode"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = &snippet["servers"]["prise"];
+    assert_eq!(server["type"], "stdio");
+    assert_eq!(
+        server["args"],
+        json!([
+            "--config",
+            config.canonicalize().unwrap(),
+            "serve",
+            "gateway"
+        ])
+    );
+}
