@@ -9,13 +9,32 @@ use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
 use rmcp::model::{ElicitRequestParams, ElicitationAction};
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+/// How the client of a call can be asked a question.
+pub(crate) enum Asker {
+    /// A client of the dated era, asked with an `elicitation/create` request.
+    Session(Peer<RoleServer>),
+    /// A client of the 2026-07-28 revision, asked in rounds (see `rounds`).
+    Rounds(mpsc::UnboundedSender<Question>),
+}
+
+/// A server's question, waiting for the client's answer.
+pub(crate) struct Question {
+    /// The question.
+    pub message: String,
+    /// The form's JSON schema.
+    pub schema: Value,
+    /// Where the answer goes.
+    pub answer: oneshot::Sender<Elicitation>,
+}
 
 /// The clients connected to the gateway and the calls they have under way.
 pub struct Calls {
     /// Answers questions asked while no client's call to that server is under way.
     fallback: Arc<dyn Elicitor>,
-    /// Calls under way: an id, the server called, the client that called.
-    under_way: Mutex<Vec<(u64, String, Peer<RoleServer>)>>,
+    /// Calls under way: an id, the server called, who to ask.
+    under_way: Mutex<Vec<(u64, String, Arc<Asker>)>>,
     next: AtomicU64,
     /// Clients of the dated era, which can be told of changes.
     connected: Mutex<Vec<Peer<RoleServer>>>,
@@ -37,11 +56,17 @@ impl Calls {
         }
     }
 
-    /// Notes that `client` is calling `server` until the guard is dropped.
-    pub(crate) fn enter(&self, server: &str, client: Peer<RoleServer>) -> CallGuard<'_> {
+    /// Notes that a call to `server` is under way, whose client `asker` asks, until
+    /// the guard is dropped; `None` when its client cannot be asked.
+    pub(crate) fn enter(self: &Arc<Self>, server: &str, asker: Option<Asker>) -> CallGuard {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        lock(&self.under_way).push((id, server.to_owned(), client));
-        CallGuard { calls: self, id }
+        if let Some(asker) = asker {
+            lock(&self.under_way).push((id, server.to_owned(), Arc::new(asker)));
+        }
+        CallGuard {
+            calls: self.clone(),
+            id,
+        }
     }
 
     /// Notes a client that finished its handshake.
@@ -56,30 +81,23 @@ impl Calls {
         connected.clone()
     }
 
-    /// The client of the latest call under way to `server` that can be asked a
-    /// question (it declared elicitation).
-    fn asker(&self, server: &str) -> Option<Peer<RoleServer>> {
+    /// Who asks for the latest call under way to `server` whose client can be asked.
+    fn asker(&self, server: &str) -> Option<Arc<Asker>> {
         lock(&self.under_way)
             .iter()
             .rev()
-            .filter(|(_, called, _)| called == server)
-            .map(|(_, _, client)| client)
-            .find(|client| {
-                client
-                    .peer_info()
-                    .is_some_and(|info| info.capabilities.elicitation.is_some())
-            })
-            .cloned()
+            .find(|(_, called, _)| called == server)
+            .map(|(_, _, asker)| asker.clone())
     }
 }
 
 /// A call under way; dropped when it ends.
-pub(crate) struct CallGuard<'a> {
-    calls: &'a Calls,
+pub(crate) struct CallGuard {
+    calls: Arc<Calls>,
     id: u64,
 }
 
-impl Drop for CallGuard<'_> {
+impl Drop for CallGuard {
     fn drop(&mut self) {
         lock(&self.calls.under_way).retain(|(id, _, _)| *id != self.id);
     }
@@ -87,8 +105,22 @@ impl Drop for CallGuard<'_> {
 
 impl Elicitor for Calls {
     fn elicit(&self, server: &str, message: &str, schema: &Value) -> ElicitationFuture {
-        let Some(client) = self.asker(server) else {
-            return self.fallback.elicit(server, message, schema);
+        let client = match self.asker(server).as_deref() {
+            None => return self.fallback.elicit(server, message, schema),
+            Some(Asker::Rounds(questions)) => {
+                let (answer, answered) = oneshot::channel();
+                let question = Question {
+                    message: message.to_owned(),
+                    schema: schema.clone(),
+                    answer,
+                };
+                if questions.send(question).is_err() {
+                    return Box::pin(std::future::ready(Elicitation::Cancel));
+                }
+                // No answer (the client never came back): the question is dismissed.
+                return Box::pin(async move { answered.await.unwrap_or(Elicitation::Cancel) });
+            }
+            Some(Asker::Session(client)) => client.clone(),
         };
         let request = json!({"mode": "form", "message": message, "requestedSchema": schema});
         let server = server.to_owned();

@@ -6,17 +6,18 @@ use std::sync::Arc;
 use prise_mcp::{CallError, MountEvent, Mounts};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ResultType,
-    ServerCapabilities, ServerConfig,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ResultType, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 use crate::Gateway;
-use crate::calls::Calls;
+use crate::calls::{Asker, Calls};
+use crate::rounds::{Round, Running};
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
@@ -63,17 +64,44 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let name = request.name.as_ref();
-        let server = self.mounts.server_of_tool(name).unwrap_or_default();
-        let _call = self.calls.enter(&server, context.peer.clone());
-        // Dropped when the client cancels: the server is told to stop too.
-        match self.mounts.call_tool(name, request.arguments).await {
-            Ok(mut result) => {
-                result.result_type = Some(ResultType::COMPLETE);
-                own(&mut result.meta);
-                Ok(result.into())
+        let can_ask = context
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some());
+        let rounds = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        // A client that cancels drops this future, and with it the call: its server is
+        // told to stop.
+        let answered = async {
+            if !rounds {
+                let server = self
+                    .mounts
+                    .server_of_tool(&request.name)
+                    .unwrap_or_default();
+                let asker = can_ask.then(|| Asker::Session(context.peer.clone()));
+                let _call = self.calls.enter(&server, asker);
+                return finished(
+                    self.mounts
+                        .call_tool(&request.name, request.arguments)
+                        .await,
+                );
             }
-            Err(error) => failed(error).map(Into::into),
+            let running = match request.request_state.as_deref() {
+                Some(state) => self.rounds.resume(state, request.input_responses)?,
+                None => self.start_call(request.name.to_string(), request.arguments, can_ask),
+            };
+            match self.rounds.next(running).await {
+                Round::Done(result) => finished(result),
+                Round::Asked(asked) => Ok(asked.into()),
+            }
+        };
+        tokio::select! {
+            answer = answered => answer,
+            () = context.ct.cancelled() => Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the request was cancelled",
+                None,
+            )),
         }
     }
 
@@ -183,19 +211,44 @@ fn own(meta: &mut Option<MetaObject>) {
 /// The `_meta` key that names the server that answered (2026-07-28).
 const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
-/// What the client is told of a call that got no result. A name no server has is the
-/// client's mistake (a protocol error); a server's own JSON-RPC error is passed on as
-/// it came; anything else happened on the way (a server down, a timeout) and is a
-/// tool error the client's user can read.
-fn failed(error: CallError) -> Result<CallToolResult, ErrorData> {
+impl Gateway {
+    /// Starts a call for a 2026-07-28 client in the background, where the questions
+    /// its server asks can wait for the client's next round.
+    fn start_call(&self, tool: String, arguments: Option<JsonObject>, can_ask: bool) -> Running {
+        let (asks, questions) = mpsc::unbounded_channel();
+        let server = self.mounts.server_of_tool(&tool).unwrap_or_default();
+        let guard = self
+            .calls
+            .enter(&server, can_ask.then(|| Asker::Rounds(asks)));
+        let mounts = self.mounts.clone();
+        let call = tokio::spawn(async move {
+            let _call = guard;
+            mounts.call_tool(&tool, arguments).await
+        });
+        Running { questions, call }
+    }
+}
+
+/// What the client is told of a call: its result, made the gateway's (see [`own`]),
+/// or why there is none. A name no server has is the client's mistake (a protocol
+/// error); a server's own JSON-RPC error is passed on as it came; anything else
+/// happened on the way (a server down, a timeout) and is a tool error the client's
+/// user can read.
+fn finished(result: Result<CallToolResult, CallError>) -> Result<CallToolResponse, ErrorData> {
+    let error = match result {
+        Ok(mut result) => {
+            result.result_type = Some(ResultType::COMPLETE);
+            own(&mut result.meta);
+            return Ok(result.into());
+        }
+        Err(error) => error,
+    };
     match error {
         CallError::UnknownTool { .. } => Err(ErrorData::invalid_params(error.to_string(), None)),
         CallError::Rejected { code, message, .. } => {
             Err(ErrorData::new(ErrorCode(code), message, None))
         }
-        other => Ok(CallToolResult::error(vec![ContentBlock::text(
-            other.to_string(),
-        )])),
+        other => Ok(CallToolResult::error(vec![ContentBlock::text(other.to_string())]).into()),
     }
 }
 

@@ -22,6 +22,7 @@
 
 mod calls;
 mod handler;
+mod rounds;
 
 use std::sync::Arc;
 
@@ -35,6 +36,7 @@ pub use calls::Calls;
 pub struct Gateway {
     mounts: Arc<Mounts>,
     calls: Arc<Calls>,
+    rounds: Arc<rounds::Rounds>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -52,7 +54,11 @@ impl Gateway {
         options.elicitor = calls.clone();
         let mounts = Arc::new(Mounts::start(sources, options).await);
         handler::forward_list_changes(&mounts, &calls);
-        Gateway { mounts, calls }
+        Gateway {
+            mounts,
+            calls,
+            rounds: Arc::default(),
+        }
     }
 
     /// The mounts it serves.

@@ -45,8 +45,8 @@ fn python_client(args: &[&str]) -> Value {
 }
 
 /// What the Python client saw, checked: both servers' tools under their names, calls
-/// and errors passed through, resources and prompts, and (in the dated era) the
-/// server's question answered by the client and its answer back in the server.
+/// and errors passed through, resources and prompts, and the server's question
+/// answered by the client, its answer back in the server's result.
 fn check(mode: &str, got: &Value) {
     let tools: Vec<&str> = got["tools"]
         .as_array()
@@ -83,15 +83,15 @@ fn check(mode: &str, got: &Value) {
         got["prompt"],
         json!(["This is a simple prompt without arguments."])
     );
-    if mode == "legacy" {
-        let elicitation = &got["elicitation"];
-        assert_eq!(
-            elicitation["asked"],
-            json!(["Please provide inputs for the following fields:"])
-        );
-        let text = elicitation["text"].as_str().unwrap();
-        assert!(text.contains("- Name: Ada"), "{text}");
-    }
+    // The dated-era client is asked with a request, the 2026-07-28 one in rounds.
+    let elicitation = &got["elicitation"];
+    assert_eq!(
+        elicitation["asked"],
+        json!(["Please provide inputs for the following fields:"]),
+        "{mode}"
+    );
+    let text = elicitation["text"].as_str().unwrap();
+    assert!(text.contains("- Name: Ada"), "{mode}: {text}");
 }
 
 #[test]
