@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 use prise_llm::{
     Image, Message, Model, ModelError, ModelEvent, Reply, Role, StopReason, ToolCall, Usage,
 };
-use prise_mcp::{MountEvent, Mounts};
-use tokio::sync::{broadcast, mpsc};
+use prise_mcp::Mounts;
+use prise_mcp::progress::{CallNews, watch};
+use tokio::sync::mpsc;
 
 use crate::approve::{Approvals, Approver, Refusal};
 use crate::content::{cap, resource_text, result_content};
@@ -106,7 +107,7 @@ pub enum AgentEvent {
         /// The tool.
         name: String,
         /// What it said.
-        update: ToolUpdate,
+        news: CallNews,
     },
     /// The approval policy decided about a call.
     Approval {
@@ -143,27 +144,6 @@ pub enum AgentEvent {
         usage: Option<Usage>,
         /// Why the model stopped ([`StopReason::Length`]: cut at its output limit).
         stop: StopReason,
-    },
-}
-
-/// News of a tool call under way.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolUpdate {
-    /// The server's progress notification.
-    Progress {
-        /// Progress so far.
-        progress: f64,
-        /// The total, when known.
-        total: Option<f64>,
-        /// A message for people.
-        message: Option<String>,
-    },
-    /// The server made a task of the call, and its status changed.
-    Task {
-        /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
-        status: String,
-        /// The server's message about it.
-        message: Option<String>,
     },
 }
 
@@ -634,68 +614,21 @@ impl Agent {
     }
 
     /// Calls `exposed`, telling of the server's progress and task status meanwhile.
-    /// Calls run one at a time, so what the call's server says while it runs is news
-    /// of this call (a task's status names its tool too).
     async fn watched(
         &self,
         call: &ToolCall,
         exposed: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> Result<prise_mcp::model::CallToolResult, prise_mcp::CallError> {
-        let mut events = self.mounts.subscribe();
-        let server = self.mounts.server_of_tool(exposed).unwrap_or_default();
-        let news = |event: Result<MountEvent, _>| match event {
-            Ok(MountEvent::Progress {
-                server: from,
-                progress,
-                total,
-                message,
-                ..
-            }) if from == server => Some(ToolUpdate::Progress {
-                progress,
-                total,
-                message,
-            }),
-            Ok(MountEvent::Task {
-                server: from,
-                tool,
-                status,
-                message,
-                ..
-            }) if from == server && prise_mcp::exposed_name(&from, &tool) == exposed => {
-                Some(ToolUpdate::Task { status, message })
-            }
-            _ => None,
-        };
-        let tell = |update| {
+        let call_news = |news| {
             self.emit(AgentEvent::ToolProgress {
                 id: call.id.clone(),
                 name: exposed.to_owned(),
-                update,
-            })
+                news,
+            });
+            std::future::ready(())
         };
-        let result = self.mounts.call_tool(exposed, Some(arguments));
-        tokio::pin!(result);
-        let result = loop {
-            tokio::select! {
-                result = &mut result => break result,
-                event = events.recv() => {
-                    if matches!(event, Err(broadcast::error::RecvError::Closed)) {
-                        break result.await;
-                    }
-                    if let Some(update) = news(event) {
-                        tell(update);
-                    }
-                }
-            }
-        };
-        // What the server said on its way to the answer (a task's last status).
-        while let Ok(event) = events.try_recv() {
-            if let Some(update) = news(Ok(event)) {
-                tell(update);
-            }
-        }
-        result
+        watch(self.mounts.call_tool(exposed, Some(arguments)), call_news).await
     }
 
     /// The built-in `read_resource(uri)`.

@@ -59,7 +59,7 @@ mod present;
 mod recover;
 pub mod session;
 
-pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput, ToolUpdate};
+pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};
 pub use approve::{Answer, Approver, AskFuture, Refusal};
 pub use present::{READ_RESOURCE, ToolTable, is_hidden, model_name};
 pub use recover::{Recovered, check_arguments, recover};

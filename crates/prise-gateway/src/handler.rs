@@ -3,13 +3,14 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use prise_mcp::progress::{CallNews, watch};
 use prise_mcp::{CallError, MountEvent, Mounts};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ResultType, ServerCapabilities, ServerConfig,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -80,11 +81,12 @@ impl ServerHandler for Gateway {
                     .unwrap_or_default();
                 let asker = can_ask.then(|| Asker::Session(context.peer.clone()));
                 let _call = self.calls.enter(&server, asker);
-                return finished(
-                    self.mounts
-                        .call_tool(&request.name, request.arguments)
-                        .await,
-                );
+                let call = self.mounts.call_tool(&request.name, request.arguments);
+                let result = match context.meta.get_progress_token() {
+                    Some(token) => with_progress(call, &context, token).await,
+                    None => call.await,
+                };
+                return finished(result);
             }
             let running = match request.request_state.as_deref() {
                 Some(state) => self.rounds.resume(state, request.input_responses)?,
@@ -210,6 +212,44 @@ fn own(meta: &mut Option<MetaObject>) {
 
 /// The `_meta` key that names the server that answered (2026-07-28).
 const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+
+/// Runs `call`, passing the news of it to the client as progress notifications
+/// with the client's `token`: the server's own, and each change of status of the task
+/// the server made of it (counted, with the status as the message).
+async fn with_progress(
+    call: impl Future<Output = Result<CallToolResult, CallError>>,
+    context: &RequestContext<RoleServer>,
+    token: ProgressToken,
+) -> Result<CallToolResult, CallError> {
+    let mut statuses = 0.0;
+    let pass_on = |news| {
+        let notification = match news {
+            CallNews::Progress {
+                progress,
+                total,
+                message,
+            } => {
+                let mut notification = ProgressNotificationParam::new(token.clone(), progress);
+                notification.total = total;
+                notification.message = message;
+                notification
+            }
+            CallNews::Task { status, message } => {
+                statuses += 1.0;
+                let message = match message {
+                    Some(message) => format!("{status}: {message}"),
+                    None => status,
+                };
+                ProgressNotificationParam::new(token.clone(), statuses).with_message(message)
+            }
+        };
+        let peer = context.peer.clone();
+        async move {
+            let _ = peer.notify_progress(notification).await;
+        }
+    };
+    watch(call, pass_on).await
+}
 
 impl Gateway {
     /// Starts a call for a 2026-07-28 client in the background, where the questions

@@ -20,6 +20,7 @@ use tokio::sync::broadcast;
 use crate::catalog::Catalog;
 use crate::elicit::{Elicitation, Elicitor};
 use crate::event::MountEvent;
+use crate::progress::CallNews;
 
 /// State shared between a mount and its client handler.
 #[derive(Debug)]
@@ -30,6 +31,8 @@ pub(crate) struct Shared {
     pub events: broadcast::Sender<MountEvent>,
     /// When the server last asked for roots (`roots/list`).
     pub roots_asked: std::sync::Mutex<Option<std::time::Instant>>,
+    /// Who hears the progress of which request.
+    pub news: crate::progress::Sinks,
 }
 
 impl Shared {
@@ -39,6 +42,7 @@ impl Shared {
             generation: AtomicU64::new(0),
             events,
             roots_asked: std::sync::Mutex::new(None),
+            news: Default::default(),
         }
     }
 
@@ -137,6 +141,14 @@ impl ClientHandler for Client {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        self.shared.news.send(
+            &params.progress_token,
+            CallNews::Progress {
+                progress: params.progress,
+                total: params.total,
+                message: params.message.clone(),
+            },
+        );
         let _ = self.shared.events.send(MountEvent::Progress {
             server: self.server.to_string(),
             token: serde_json::to_value(&params.progress_token)

@@ -444,6 +444,9 @@ impl Mount {
             .await
             .map_err(|e| self.error(&connection, method, e))?;
         let id = handle.id.clone();
+        let shared = &self.live.shared;
+        let _news =
+            crate::progress::current().map(|sink| shared.news.watch(&handle.progress_token, sink));
         let mut guard = CancelOnDrop {
             peer: peer.clone(),
             id: Some(id.clone()),

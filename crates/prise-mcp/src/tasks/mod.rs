@@ -28,6 +28,7 @@ use rmcp::{Peer, RoleClient};
 use crate::error::CallError;
 use crate::event::MountEvent;
 use crate::mount::Mount;
+use crate::progress::CallNews;
 
 pub(crate) mod dated;
 
@@ -195,6 +196,10 @@ impl Status {
             return false;
         }
         self.0 = Some(now);
+        crate::progress::tell(CallNews::Task {
+            status: status.clone(),
+            message: message.clone(),
+        });
         let _ = mount.events().send(MountEvent::Task {
             server: mount.name().to_owned(),
             tool: tool.to_owned(),

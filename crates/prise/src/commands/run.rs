@@ -4,10 +4,11 @@ use std::io::{IsTerminal, Read, Write};
 use std::sync::Arc;
 
 use prise_agent::configured;
-use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions, Refusal, ToolOutcome, ToolUpdate};
+use prise_agent::{Agent, AgentError, AgentEvent, AgentOptions, Refusal, ToolOutcome};
 use prise_config::Config;
 use prise_llm::{Model, ModelError, ModelSpec, StopReason};
 use prise_mcp::Mounts;
+use prise_mcp::progress::CallNews;
 
 use crate::cli::{AgentArgs, Output, RunArgs};
 use crate::commands::mounted::{Servers, Wanted};
@@ -140,7 +141,7 @@ pub fn print_trace(event: &AgentEvent) {
         // A task's news, but not its end: the call's own line says how it ended.
         AgentEvent::ToolProgress {
             name,
-            update: ToolUpdate::Task { status, message },
+            news: CallNews::Task { status, message },
             ..
         } if !matches!(status.as_str(), "completed" | "failed" | "cancelled") => {
             eprintln!(
@@ -243,8 +244,8 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
         AgentEvent::UnreadableCall { reason, again } => {
             json!({"type": "unreadable-call", "reason": reason, "again": again})
         }
-        AgentEvent::ToolProgress { id, name, update } => match update {
-            ToolUpdate::Progress {
+        AgentEvent::ToolProgress { id, name, news } => match news {
+            CallNews::Progress {
                 progress,
                 total,
                 message,
@@ -252,7 +253,7 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
                 "type": "tool-progress", "id": id, "tool": name,
                 "progress": progress, "total": total, "message": message,
             }),
-            ToolUpdate::Task { status, message } => json!({
+            CallNews::Task { status, message } => json!({
                 "type": "tool-progress", "id": id, "tool": name,
                 "task": {"status": status, "message": message},
             }),
