@@ -60,12 +60,14 @@ impl Calls {
     /// the guard is dropped; `None` when its client cannot be asked.
     pub(crate) fn enter(self: &Arc<Self>, server: &str, asker: Option<Asker>) -> CallGuard {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        if let Some(asker) = asker {
-            lock(&self.under_way).push((id, server.to_owned(), Arc::new(asker)));
+        let asker = asker.map(Arc::new);
+        if let Some(asker) = &asker {
+            lock(&self.under_way).push((id, server.to_owned(), asker.clone()));
         }
         CallGuard {
             calls: self.clone(),
             id,
+            asker,
         }
     }
 
@@ -95,6 +97,8 @@ impl Calls {
 pub(crate) struct CallGuard {
     calls: Arc<Calls>,
     id: u64,
+    /// Who asks this call's client, if it can be asked.
+    pub asker: Option<Arc<Asker>>,
 }
 
 impl Drop for CallGuard {
@@ -105,9 +109,18 @@ impl Drop for CallGuard {
 
 impl Elicitor for Calls {
     fn elicit(&self, server: &str, message: &str, schema: &Value) -> ElicitationFuture {
-        let client = match self.asker(server).as_deref() {
-            None => return self.fallback.elicit(server, message, schema),
-            Some(Asker::Rounds(questions)) => {
+        match self.asker(server) {
+            Some(asker) => asker.ask(message, schema),
+            None => self.fallback.elicit(server, message, schema),
+        }
+    }
+}
+
+impl Asker {
+    /// Asks the client `message`, with a form of `schema`.
+    pub(crate) fn ask(&self, message: &str, schema: &Value) -> ElicitationFuture {
+        let client = match self {
+            Asker::Rounds(questions) => {
                 let (answer, answered) = oneshot::channel();
                 let question = Question {
                     message: message.to_owned(),
@@ -120,15 +133,14 @@ impl Elicitor for Calls {
                 // No answer (the client never came back): the question is dismissed.
                 return Box::pin(async move { answered.await.unwrap_or(Elicitation::Cancel) });
             }
-            Some(Asker::Session(client)) => client.clone(),
+            Asker::Session(client) => client.clone(),
         };
         let request = json!({"mode": "form", "message": message, "requestedSchema": schema});
-        let server = server.to_owned();
         Box::pin(async move {
             let request: ElicitRequestParams = match serde_json::from_value(request) {
                 Ok(request) => request,
                 Err(e) => {
-                    tracing::warn!(%server, "a question that cannot be passed on: {e}");
+                    tracing::warn!("a question that cannot be passed on to the client: {e}");
                     return Elicitation::Decline;
                 }
             };
@@ -144,7 +156,7 @@ impl Elicitor for Calls {
                     _ => Elicitation::Cancel,
                 },
                 Err(e) => {
-                    tracing::warn!(%server, "the client did not answer the question: {e}");
+                    tracing::warn!("the client did not answer the question: {e}");
                     Elicitation::Cancel
                 }
             }

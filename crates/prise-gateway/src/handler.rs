@@ -17,7 +17,8 @@ use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::Gateway;
-use crate::calls::{Asker, Calls};
+use crate::calls::{Asker, CallGuard, Calls};
+use crate::policy;
 use crate::rounds::{Round, Running};
 
 impl ServerHandler for Gateway {
@@ -51,6 +52,11 @@ impl ServerHandler for Gateway {
             .mounts
             .tools()
             .into_iter()
+            .filter(|exposed| {
+                self.approval
+                    .as_ref()
+                    .is_none_or(|a| policy::listed(a, &exposed.name, &exposed.tool))
+            })
             .map(|exposed| {
                 let mut tool = exposed.tool;
                 tool.name = exposed.name.into();
@@ -80,8 +86,8 @@ impl ServerHandler for Gateway {
                     .server_of_tool(&request.name)
                     .unwrap_or_default();
                 let asker = can_ask.then(|| Asker::Session(context.peer.clone()));
-                let _call = self.calls.enter(&server, asker);
-                let call = self.mounts.call_tool(&request.name, request.arguments);
+                let call = self.calls.enter(&server, asker);
+                let call = self.call(request.name.to_string(), request.arguments, call);
                 let result = match context.meta.get_progress_token() {
                     Some(token) => with_progress(call, &context, token).await,
                     None => call.await,
@@ -260,12 +266,32 @@ impl Gateway {
         let guard = self
             .calls
             .enter(&server, can_ask.then(|| Asker::Rounds(asks)));
-        let mounts = self.mounts.clone();
-        let call = tokio::spawn(async move {
-            let _call = guard;
-            mounts.call_tool(&tool, arguments).await
-        });
+        let gateway = self.clone();
+        let call = tokio::spawn(async move { gateway.call(tool, arguments, guard).await });
         Running { questions, call }
+    }
+
+    /// Calls `tool` if the approval policy lets it (asking the call's client when it
+    /// says so); a refusal is a tool error the client's user reads.
+    async fn call(
+        &self,
+        tool: String,
+        arguments: Option<JsonObject>,
+        call: CallGuard,
+    ) -> Result<CallToolResult, CallError> {
+        if let Some(approval) = &self.approval
+            && let Err(why) = policy::check(
+                approval,
+                &self.mounts,
+                &tool,
+                arguments.as_ref(),
+                call.asker.as_deref(),
+            )
+            .await
+        {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
+        }
+        self.mounts.call_tool(&tool, arguments).await
     }
 }
 

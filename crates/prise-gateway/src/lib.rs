@@ -22,10 +22,12 @@
 
 mod calls;
 mod handler;
+mod policy;
 mod rounds;
 
 use std::sync::Arc;
 
+use prise_config::Approval;
 use prise_mcp::{MountOptions, Mounts, Source};
 
 pub use calls::Calls;
@@ -37,6 +39,8 @@ pub struct Gateway {
     mounts: Arc<Mounts>,
     calls: Arc<Calls>,
     rounds: Arc<rounds::Rounds>,
+    /// The approval policy, when the configuration sets one (see `policy`).
+    approval: Option<Arc<Approval>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -58,7 +62,15 @@ impl Gateway {
             mounts,
             calls,
             rounds: Arc::default(),
+            approval: None,
         }
+    }
+
+    /// Applies `approval` to the calls clients make: `deny` hides a tool and refuses
+    /// its calls, `ask` asks the client that makes the call.
+    pub fn with_approval(mut self, approval: Approval) -> Gateway {
+        self.approval = Some(Arc::new(approval));
+        self
     }
 
     /// The mounts it serves.

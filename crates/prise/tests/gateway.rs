@@ -88,7 +88,11 @@ fn check(mode: &str, got: &Value) {
         // before the result; the Python client may drop the last one, which races
         // with the result it precedes.
         let progress = got["progress"].as_array().unwrap();
-        assert_eq!(progress[..2], [json!([1.0, 3.0]), json!([2.0, 3.0])], "{progress:?}");
+        assert_eq!(
+            progress[..2],
+            [json!([1.0, 3.0]), json!([2.0, 3.0])],
+            "{progress:?}"
+        );
         assert!(progress.len() <= 3, "{progress:?}");
     }
     // The dated-era client is asked with a request, the 2026-07-28 one in rounds.
@@ -218,4 +222,74 @@ fn print_config_names_the_configuration() {
             "gateway"
         ])
     );
+}
+
+/// The approval policy of the gateway's configuration: a denied tool is hidden and
+/// refused, an `ask` one is asked about to the calling client (in both eras), an
+/// allowed one just runs.
+#[test]
+fn the_gateways_approval_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path());
+    let mut with_policy: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    // echo says it is read-only: only a policy that does not trust that asks about it.
+    with_policy["approval"] = json!({
+        "default": "ask",
+        "allowReadOnly": false,
+        "tools": {"everything__get-env": "deny", "time__*": "allow"},
+    });
+    std::fs::write(&config, with_policy.to_string()).unwrap();
+    let config = config.display().to_string();
+    let prise = prise_bin().display().to_string();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_approval.py");
+    let run = |mode: &str, answer: &str| {
+        let out = Command::new(peers().join("venv/bin/python"))
+            .arg(&script)
+            .args([mode, answer, &prise, &config])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    for mode in ["legacy", "2026-07-28"] {
+        let got = run(mode, "accept");
+        let tools = got["tools"].as_array().unwrap();
+        assert!(
+            !tools.contains(&json!("everything__get-env")),
+            "{mode}: {tools:?}"
+        );
+        assert!(tools.contains(&json!("everything__echo")), "{mode}");
+        assert_eq!(got["denied"]["isError"], true, "{mode}");
+        assert!(
+            got["denied"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("an \"approval\" rule of its configuration denies it"),
+            "{mode}: {got}"
+        );
+        assert_eq!(
+            got["echo"],
+            json!({"isError": false, "text": "Echo: hi"}),
+            "{mode}"
+        );
+        assert_eq!(got["time"], true, "{mode}");
+        assert_eq!(
+            got["asked"],
+            json!(["Allow the call of everything__echo with {\"message\":\"hi\"}?"]),
+            "{mode}"
+        );
+
+        let got = run(mode, "decline");
+        assert_eq!(got["echo"]["isError"], true, "{mode}");
+        assert_eq!(
+            got["echo"]["text"], "the gateway did not call everything__echo: the user declined",
+            "{mode}"
+        );
+    }
 }

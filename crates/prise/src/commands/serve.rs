@@ -57,9 +57,19 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
         }
         return print_config(client, "prise", served);
     }
-    let gateway = servers
+    // Only a policy the configuration states is the gateway's to apply: its clients
+    // ask their users themselves.
+    let approval = servers
+        .config
+        .as_ref()
+        .filter(|c| c.sets_approval)
+        .map(|c| c.approval.clone());
+    let mut gateway = servers
         .start(Wanted::All, prise_gateway::Gateway::start)
         .await?;
+    if let Some(approval) = approval {
+        gateway = gateway.with_approval(approval);
+    }
     // What failed to mount is said once, as for every command; the rest is served.
     warn_of_failures(gateway.mounts());
     let served = serve(gateway.clone(), &args.transport).await;
