@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Instant;
 
 use prise_mcp::progress::{CallNews, watch};
 use prise_mcp::{CallError, MountEvent, Mounts};
@@ -19,6 +20,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::Gateway;
 use crate::calls::{Asker, CallGuard, Calls};
 use crate::policy;
+use crate::request_log::Entry;
 use crate::rounds::{Round, Running};
 
 impl ServerHandler for Gateway {
@@ -103,14 +105,33 @@ impl ServerHandler for Gateway {
                 Round::Asked(asked) => Ok(asked.into()),
             }
         };
-        tokio::select! {
-            answer = answered => answer,
-            () = context.ct.cancelled() => Err(ErrorData::new(
+        let started = Instant::now();
+        let (answer, outcome) = tokio::select! {
+            answer = answered => {
+                let outcome = match &answer {
+                    Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => "tool-error",
+                    Ok(CallToolResponse::InputRequired(_)) => "input-required",
+                    Ok(_) => "ok",
+                    Err(_) => "failed",
+                };
+                (answer, outcome)
+            }
+            () = context.ct.cancelled() => (Err(ErrorData::new(
                 ErrorCode::INTERNAL_ERROR,
                 "the request was cancelled",
                 None,
-            )),
-        }
+            )), "cancelled"),
+        };
+        let server = self.mounts.server_of_tool(&request.name);
+        self.log(
+            &context,
+            server,
+            "tools/call",
+            &request.name,
+            started,
+            outcome,
+        );
+        answer
     }
 
     async fn list_resources(
@@ -148,19 +169,20 @@ impl ServerHandler for Gateway {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        match self.mounts.read_resource(&request.uri, None).await {
-            Ok(mut result) => {
-                result.result_type = Some(ResultType::COMPLETE);
-                own(&mut result.meta);
-                Ok(result.into())
-            }
-            Err(error @ (CallError::UnknownResource { .. } | CallError::NotFound(_))) => {
-                Err(ErrorData::resource_not_found(error.to_string(), None))
-            }
-            Err(error) => Err(protocol_error(error)),
-        }
+        let started = Instant::now();
+        let answer = self.read(&request.uri).await;
+        let outcome = if answer.is_ok() { "ok" } else { "failed" };
+        self.log(
+            &context,
+            None,
+            "resources/read",
+            &request.uri,
+            started,
+            outcome,
+        );
+        answer
     }
 
     async fn list_prompts(
@@ -184,13 +206,46 @@ impl ServerHandler for Gateway {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        match self
-            .mounts
-            .get_prompt(&request.name, request.arguments)
-            .await
-        {
+        let started = Instant::now();
+        let answer = self.prompt(&request.name, request.arguments).await;
+        let outcome = if answer.is_ok() { "ok" } else { "failed" };
+        self.log(
+            &context,
+            None,
+            "prompts/get",
+            &request.name,
+            started,
+            outcome,
+        );
+        answer
+    }
+}
+
+impl Gateway {
+    /// Reads `uri` from the server that has it (see `Mounts::read_resource`).
+    async fn read(&self, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
+        match self.mounts.read_resource(uri, None).await {
+            Ok(mut result) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                own(&mut result.meta);
+                Ok(result.into())
+            }
+            Err(error @ (CallError::UnknownResource { .. } | CallError::NotFound(_))) => {
+                Err(ErrorData::resource_not_found(error.to_string(), None))
+            }
+            Err(error) => Err(protocol_error(error)),
+        }
+    }
+
+    /// Gets prompt `name` from its server.
+    async fn prompt(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        match self.mounts.get_prompt(name, arguments).await {
             Ok(mut result) => {
                 result.result_type = Some(ResultType::COMPLETE);
                 own(&mut result.meta);
@@ -201,6 +256,62 @@ impl ServerHandler for Gateway {
             }
             Err(error) => Err(protocol_error(error)),
         }
+    }
+
+    /// Logs a forwarded request, when there is a log.
+    fn log(
+        &self,
+        context: &RequestContext<RoleServer>,
+        server: Option<String>,
+        method: &str,
+        name: &str,
+        started: Instant,
+        outcome: &str,
+    ) {
+        let Some(log) = &self.log else { return };
+        log.record(Entry {
+            client: context.client_info().map(|i| i.name),
+            server,
+            method,
+            name,
+            elapsed: started.elapsed(),
+            outcome,
+        });
+    }
+    /// Starts a call for a 2026-07-28 client in the background, where the questions
+    /// its server asks can wait for the client's next round.
+    fn start_call(&self, tool: String, arguments: Option<JsonObject>, can_ask: bool) -> Running {
+        let (asks, questions) = mpsc::unbounded_channel();
+        let server = self.mounts.server_of_tool(&tool).unwrap_or_default();
+        let guard = self
+            .calls
+            .enter(&server, can_ask.then(|| Asker::Rounds(asks)));
+        let gateway = self.clone();
+        let call = tokio::spawn(async move { gateway.call(tool, arguments, guard).await });
+        Running { questions, call }
+    }
+
+    /// Calls `tool` if the approval policy lets it (asking the call's client when it
+    /// says so); a refusal is a tool error the client's user reads.
+    async fn call(
+        &self,
+        tool: String,
+        arguments: Option<JsonObject>,
+        call: CallGuard,
+    ) -> Result<CallToolResult, CallError> {
+        if let Some(approval) = &self.approval
+            && let Err(why) = policy::check(
+                approval,
+                &self.mounts,
+                &tool,
+                arguments.as_ref(),
+                call.asker.as_deref(),
+            )
+            .await
+        {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
+        }
+        self.mounts.call_tool(&tool, arguments).await
     }
 }
 
@@ -255,44 +366,6 @@ async fn with_progress(
         }
     };
     watch(call, pass_on).await
-}
-
-impl Gateway {
-    /// Starts a call for a 2026-07-28 client in the background, where the questions
-    /// its server asks can wait for the client's next round.
-    fn start_call(&self, tool: String, arguments: Option<JsonObject>, can_ask: bool) -> Running {
-        let (asks, questions) = mpsc::unbounded_channel();
-        let server = self.mounts.server_of_tool(&tool).unwrap_or_default();
-        let guard = self
-            .calls
-            .enter(&server, can_ask.then(|| Asker::Rounds(asks)));
-        let gateway = self.clone();
-        let call = tokio::spawn(async move { gateway.call(tool, arguments, guard).await });
-        Running { questions, call }
-    }
-
-    /// Calls `tool` if the approval policy lets it (asking the call's client when it
-    /// says so); a refusal is a tool error the client's user reads.
-    async fn call(
-        &self,
-        tool: String,
-        arguments: Option<JsonObject>,
-        call: CallGuard,
-    ) -> Result<CallToolResult, CallError> {
-        if let Some(approval) = &self.approval
-            && let Err(why) = policy::check(
-                approval,
-                &self.mounts,
-                &tool,
-                arguments.as_ref(),
-                call.asker.as_deref(),
-            )
-            .await
-        {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
-        }
-        self.mounts.call_tool(&tool, arguments).await
-    }
 }
 
 /// What the client is told of a call: its result, made the gateway's (see [`own`]),

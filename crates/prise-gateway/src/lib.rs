@@ -23,6 +23,7 @@
 mod calls;
 mod handler;
 mod policy;
+mod request_log;
 mod rounds;
 
 use std::sync::Arc;
@@ -31,6 +32,7 @@ use prise_config::Approval;
 use prise_mcp::{MountOptions, Mounts, Source};
 
 pub use calls::Calls;
+pub use request_log::RequestLog;
 
 /// What prise mounts, served as one MCP server. Cheap to clone: each downstream
 /// connection gets a clone.
@@ -41,6 +43,8 @@ pub struct Gateway {
     rounds: Arc<rounds::Rounds>,
     /// The approval policy, when the configuration sets one (see `policy`).
     approval: Option<Arc<Approval>>,
+    /// Where each forwarded request is logged, if anywhere.
+    log: Option<Arc<RequestLog>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -63,6 +67,7 @@ impl Gateway {
             calls,
             rounds: Arc::default(),
             approval: None,
+            log: None,
         }
     }
 
@@ -70,6 +75,12 @@ impl Gateway {
     /// its calls, `ask` asks the client that makes the call.
     pub fn with_approval(mut self, approval: Approval) -> Gateway {
         self.approval = Some(Arc::new(approval));
+        self
+    }
+
+    /// Logs each request forwarded to a server as a line of JSON to `log`.
+    pub fn with_request_log(mut self, log: RequestLog) -> Gateway {
+        self.log = Some(Arc::new(log));
         self
     }
 

@@ -46,8 +46,11 @@ pub struct HttpOptions {
 /// Path of the MCP endpoint.
 pub const HTTP_PATH: &str = "/mcp";
 
-/// Serves `server` over Streamable HTTP at `/mcp` on `listener` until `shutdown`
-/// resolves. Both protocol eras are served: the dated ones with sessions, 2026-07-28
+/// Path that answers `200 ok` to a GET while the server is up, without a token.
+pub const HEALTH_PATH: &str = "/healthz";
+
+/// Serves `server` over Streamable HTTP at `/mcp` (and [`HEALTH_PATH`]) on `listener`
+/// until `shutdown` resolves. Both protocol eras are served: the dated ones with sessions, 2026-07-28
 /// statelessly. `Host` and `Origin` are checked against loopback names so that a web
 /// page cannot reach the server through DNS rebinding.
 pub async fn http<S>(
@@ -112,6 +115,10 @@ where
                     let mut mcp = mcp.clone();
                     let token = token.clone();
                     async move {
+                        // For load balancers and orchestrators: up is all it says.
+                        if request.uri().path() == HEALTH_PATH {
+                            return Ok(plain(http::StatusCode::OK, "ok"));
+                        }
                         if request.uri().path() != HTTP_PATH {
                             return Ok::<_, std::convert::Infallible>(plain(
                                 http::StatusCode::NOT_FOUND,

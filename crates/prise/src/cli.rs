@@ -472,6 +472,10 @@ pub struct ServeTransportArgs {
 pub struct ServeGatewayArgs {
     #[command(flatten)]
     pub transport: ServeTransportArgs,
+    /// Write one JSON line per request forwarded to a server (client, server, method,
+    /// name, ms, outcome) to this file, appended; `-` for stderr.
+    #[arg(long, value_name = "FILE")]
+    pub request_log: Option<PathBuf>,
 }
 
 /// Arguments of `prise serve docs`.

@@ -293,3 +293,80 @@ fn the_gateways_approval_policy() {
         );
     }
 }
+
+/// Over HTTP: `/healthz` answers without a token, `/mcp` refuses a client without
+/// one, and each forwarded request is a line of the request log.
+#[test]
+fn health_token_and_request_log_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path()).display().to_string();
+    let log = dir.path().join("requests.jsonl");
+    let log_arg = log.display().to_string();
+    let gateway = HttpServer::start(
+        &[
+            "--config",
+            &config,
+            "serve",
+            "gateway",
+            "--token-env",
+            "GW_TOKEN",
+            "--request-log",
+            &log_arg,
+        ],
+        &[("GW_TOKEN", "a-long-secret")],
+    );
+    let base = gateway.url.trim_end_matches("/mcp");
+    let get = |path: &str| {
+        let out = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}"])
+            .arg(format!("{base}{path}"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(get("/healthz"), "200");
+    assert_eq!(get("/mcp"), "401");
+
+    // prise as the client, with the token in its configuration.
+    let home = tempfile::tempdir().unwrap();
+    let client = json!({"mcpServers": {"gw": {
+        "url": gateway.url,
+        "headers": {"Authorization": "Bearer a-long-secret"},
+    }}});
+    let out = common::prise(home.path())
+        .args(["--config", &client.to_string()])
+        .args(["call", "gw__everything__echo", r#"{"message": "hi"}"#])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Echo: hi\n");
+    let lines: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let line = &lines[0];
+    assert_eq!(
+        (
+            &line["server"],
+            &line["method"],
+            &line["name"],
+            &line["outcome"]
+        ),
+        (
+            &json!("everything"),
+            &json!("tools/call"),
+            &json!("everything__echo"),
+            &json!("ok")
+        )
+    );
+    assert!(
+        line["client"].is_string() && line["ms"].as_f64().unwrap() > 0.0,
+        "{line}"
+    );
+}

@@ -70,11 +70,32 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
     if let Some(approval) = approval {
         gateway = gateway.with_approval(approval);
     }
+    if let Some(path) = &args.request_log {
+        gateway = gateway.with_request_log(request_log(path)?);
+    }
     // What failed to mount is said once, as for every command; the rest is served.
     warn_of_failures(gateway.mounts());
     let served = serve(gateway.clone(), &args.transport).await;
     gateway.close().await;
     served
+}
+
+/// The request log at `path` (appended), or on stderr for `-`.
+fn request_log(path: &std::path::Path) -> Result<prise_gateway::RequestLog, Failure> {
+    if path == std::path::Path::new("-") {
+        return Ok(prise_gateway::RequestLog::new(Box::new(std::io::stderr())));
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| {
+            Failure::usage(
+                format!("--request-log {}: {e}", path.display()),
+                "give a file in a folder that exists and can be written".to_owned(),
+            )
+        })?;
+    Ok(prise_gateway::RequestLog::new(Box::new(file)))
 }
 
 /// Serves `server` on stdin and stdout, or over Streamable HTTP until interrupted.
