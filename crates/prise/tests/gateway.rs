@@ -370,3 +370,55 @@ fn health_token_and_request_log_over_http() {
         "{line}"
     );
 }
+
+/// An upstream that misbehaves, with the Python SDK client through the gateway: a
+/// crash mid-call is a clear error and leaves the other server alone, the server comes
+/// back, a tool it adds reaches the client with list_changed, and a call the client
+/// gives up on is cancelled at the server (which says so on its stderr, in its log).
+#[test]
+fn faults_of_an_upstream_through_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {
+        "bad": {"command": "python3", "args": [common::bad_server(), "normal"]},
+        "time": {
+            "command": peers().join("venv/bin/mcp-server-time"),
+            "args": ["--local-timezone", "UTC"],
+        },
+    }});
+    let config_path = dir.path().join("gateway.json");
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let state = dir.path().join("state");
+    let out = Command::new(peers().join("venv/bin/python"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_faults.py"))
+        .arg(prise_bin())
+        .arg(&config_path)
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["crash"]["isError"], true);
+    let crash = got["crash"]["text"].as_str().unwrap();
+    assert!(
+        crash.contains("server bad closed the connection during tools/call")
+            && crash.contains("exit status: 9"),
+        "{crash}"
+    );
+    assert_eq!(got["others_unaffected"], true);
+    assert_eq!(got["back"], "echo: back");
+    assert!(
+        got["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t.as_str().unwrap().starts_with("bad__grown")),
+        "{got}"
+    );
+    assert_eq!(got["slow"], "MCPError");
+    let log = std::fs::read_to_string(state.join("logs/bad.log")).unwrap();
+    assert!(log.lines().any(|l| l.starts_with("cancelled: ")), "{log}");
+}
