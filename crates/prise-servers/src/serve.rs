@@ -41,7 +41,26 @@ pub struct HttpOptions {
     /// Host names accepted in the `Host` header (DNS rebinding protection); loopback
     /// names always are.
     pub extra_hosts: Vec<String>,
+    /// The largest request body accepted, in bytes; a larger one gets 413.
+    pub max_request_size: usize,
 }
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            token: None,
+            extra_hosts: Vec::new(),
+            max_request_size: DEFAULT_MAX_REQUEST_SIZE,
+        }
+    }
+}
+
+/// The largest request body accepted by default: as large as the largest message
+/// prise accepts from a server.
+pub const DEFAULT_MAX_REQUEST_SIZE: usize = 16 * 1024 * 1024;
+
+/// How long a client may take to send a request's headers.
+const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Path of the MCP endpoint.
 pub const HTTP_PATH: &str = "/mcp";
@@ -92,6 +111,7 @@ where
         config,
     );
     let token: Option<Arc<str>> = options.token.map(Into::into);
+    let max_request_size = options.max_request_size;
 
     let accept = async {
         loop {
@@ -138,12 +158,28 @@ where
                             );
                             return Ok(response);
                         }
+                        let declared = request
+                            .headers()
+                            .get(http::header::CONTENT_LENGTH)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(|v| v.parse::<usize>().ok());
+                        if declared.is_some_and(|size| size > max_request_size) {
+                            return Ok(plain(
+                                http::StatusCode::PAYLOAD_TOO_LARGE,
+                                "the request body is over the size limit",
+                            ));
+                        }
+                        // A body sent without a length is cut at the limit as it comes.
+                        let request = request
+                            .map(|body| http_body_util::Limited::new(body, max_request_size));
                         Ok(tower_call(&mut mcp, request).await)
                     }
                 });
             tokio::spawn(async move {
                 let io = hyper_util::rt::TokioIo::new(stream);
                 if let Err(e) = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(HEADER_READ_TIMEOUT)
                     .serve_connection(io, service)
                     .await
                 {
@@ -165,7 +201,7 @@ type Body = http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Inf
 
 async fn tower_call<S, M>(
     mcp: &mut rmcp::transport::StreamableHttpService<S, M>,
-    request: http::Request<hyper::body::Incoming>,
+    request: http::Request<http_body_util::Limited<hyper::body::Incoming>>,
 ) -> http::Response<Body>
 where
     S: ServerHandler + Send + 'static,

@@ -295,7 +295,8 @@ fn the_gateways_approval_policy() {
 }
 
 /// Over HTTP: `/healthz` answers without a token, `/mcp` refuses a client without
-/// one, and each forwarded request is a line of the request log.
+/// one and a body over the size limit, and each forwarded request is a line of the
+/// request log.
 #[test]
 fn health_token_and_request_log_over_http() {
     let dir = tempfile::tempdir().unwrap();
@@ -326,6 +327,25 @@ fn health_token_and_request_log_over_http() {
     };
     assert_eq!(get("/healthz"), "200");
     assert_eq!(get("/mcp"), "401");
+    // A body over the size limit (16 MiB) is refused before it is read.
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, vec![b' '; 17 * 1024 * 1024]).unwrap();
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-H",
+            "Authorization: Bearer a-long-secret",
+        ])
+        .args(["-H", "Content-Type: application/json", "--data-binary"])
+        .arg(format!("@{}", big.display()))
+        .arg(&gateway.url)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "413");
 
     // prise as the client, with the token in its configuration.
     let home = tempfile::tempdir().unwrap();

@@ -45,10 +45,7 @@ async fn main() -> std::io::Result<()> {
         Some(address) => {
             let listener = tokio::net::TcpListener::bind(address).await?;
             println!("http://{}/mcp", listener.local_addr()?);
-            let options = prise_servers::serve::HttpOptions {
-                token: None,
-                extra_hosts: Vec::new(),
-            };
+            let options = prise_servers::serve::HttpOptions::default();
             prise_servers::serve::http(server, listener, options, std::future::pending()).await
         }
         None => prise_servers::serve::stdio(server).await,

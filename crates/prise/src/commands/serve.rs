@@ -140,6 +140,7 @@ where
     let options = prise_servers::serve::HttpOptions {
         token,
         extra_hosts: transport.allow_host.clone(),
+        ..Default::default()
     };
     prise_servers::serve::http(server, listener, options, std::future::pending())
         .await
