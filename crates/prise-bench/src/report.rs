@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use crate::gateways::GatewayResults;
 use crate::run::{Env, Plan, Results, Row};
 
 pub fn write(
@@ -185,6 +186,8 @@ fn markdown(env: &Env, plan: &Plan, r: &Results, chart: &Path) -> String {
         us(per_tool)
     );
 
+    gateway_section(w, &r.gateways);
+
     let _ = writeln!(w, "## Targets\n");
     let median =
         |rows: &[Row], name: &str| find(rows, name).map(|r| r.summary.median.as_secs_f64());
@@ -248,8 +251,109 @@ fn markdown(env: &Env, plan: &Plan, r: &Results, chart: &Path) -> String {
             verdict(got <= limit)
         );
     }
+    gateway_targets(w, &r.gateways);
     let _ = writeln!(w, "\n{WHERE_TIME_GOES}");
     md
+}
+
+/// The median of the gateway route called `name`, in seconds.
+fn gateway_median(g: &GatewayResults, name: &str) -> Option<f64> {
+    g.rows
+        .iter()
+        .find(|r| r.name.starts_with(name))
+        .map(|r| r.summary.median.as_secs_f64())
+}
+
+fn gateway_section(w: &mut String, g: &GatewayResults) {
+    let direct = gateway_median(g, "direct").unwrap_or(f64::NAN);
+    let _ = writeln!(
+        w,
+        "## Through a gateway\n\nThe same echo server reached directly and through a gateway that starts it over stdio, \
+         by one client (prise's mount layer, dated era), the routes taking turns. *Added* is the route's median minus \
+         the direct one: the gateway's hop, including the client's HTTP where the route is HTTP.\n\n\
+         | route | median | p99 | added | calls/s at 1 | at 8 | at 64 |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for row in &g.rows {
+        let added = row.summary.median.as_secs_f64() - direct;
+        let rate = |k: usize| {
+            row.throughput
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, r)| format!("{r:.0}"))
+                .unwrap_or_else(|| "".to_owned())
+        };
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            row.name,
+            us(row.summary.median),
+            us(row.summary.p99),
+            if row.name.starts_with("direct") {
+                "".to_owned()
+            } else {
+                format!("{:.0} µs", added * 1e6)
+            },
+            rate(1),
+            rate(8),
+            rate(64)
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\n| `prise serve gateway --http` with | peak RSS |\n| ---: | ---: |"
+    );
+    for (upstreams, rss) in &g.rss {
+        let rss = rss
+            .map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
+            .unwrap_or_else(|| "?".to_owned());
+        let _ = writeln!(
+            w,
+            "| {upstreams} upstream{} | {rss} |",
+            if *upstreams == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nRSS is the gateway process's peak resident set (`VmHWM`), its servers excluded.\n"
+    );
+}
+
+fn gateway_targets(w: &mut String, g: &GatewayResults) {
+    let direct = gateway_median(g, "direct").unwrap_or(f64::NAN);
+    let stdio = gateway_median(g, "prise gateway, stdio").unwrap_or(f64::NAN);
+    let added = (stdio - direct) * 1e6;
+    let _ = writeln!(
+        w,
+        "| gateway stdio → stdio: ≤ 30 µs added (median) | {added:.0} µs | {} |",
+        verdict(added <= 30.0)
+    );
+    let at_64 = |name: &str| {
+        g.rows
+            .iter()
+            .find(|r| r.name.starts_with(name))
+            .and_then(|r| r.throughput.iter().find(|(k, _)| *k == 64))
+            .map(|(_, rate)| *rate)
+    };
+    if let (Some(prise), Some(proxy), Some(superg)) = (
+        at_64("prise gateway, HTTP"),
+        at_64("mcp-proxy"),
+        at_64("supergateway"),
+    ) {
+        let ratio = prise / proxy.max(superg);
+        let _ = writeln!(
+            w,
+            "| gateway HTTP: ≥ 5 × the faster of mcp-proxy and supergateway (64 in flight) | {ratio:.1} × | {} |",
+            verdict(ratio >= 5.0)
+        );
+    }
+    if let Some((n, Some(rss))) = g.rss.iter().find(|(n, _)| *n == 50) {
+        let mib = *rss as f64 / 1024.0;
+        let _ = writeln!(
+            w,
+            "| gateway RSS with {n} upstreams ≤ 40 MiB | {mib:.1} MiB | {} |",
+            verdict(mib <= 40.0)
+        );
+    }
 }
 
 /// Analysis that the run does not regenerate: how the numbers above were explained.

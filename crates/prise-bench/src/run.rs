@@ -97,7 +97,7 @@ impl Env {
         vec![self.bin.join("bench-echo-server").display().to_string()]
     }
 
-    fn path(&self, name: &str) -> String {
+    pub(crate) fn path(&self, name: &str) -> String {
         self.bin.join(name).display().to_string()
     }
 }
@@ -110,7 +110,7 @@ pub enum Target {
 }
 
 impl Target {
-    fn args(&self) -> Vec<String> {
+    pub(crate) fn args(&self) -> Vec<String> {
         match self {
             Target::Stdio(command) => std::iter::once("--".to_owned())
                 .chain(command.iter().cloned())
@@ -144,6 +144,8 @@ pub struct Results {
     /// Medians of an agent run with one turn, with a tool call (two turns), and of a
     /// bare request to the fake model.
     pub agent: (Duration, Duration, Duration),
+    /// The echo server through gateways.
+    pub gateways: crate::gateways::GatewayResults,
 }
 
 /// A round-trip client: a name and its command line before the target arguments.
@@ -246,6 +248,7 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
     let report = run_json(&command)?;
     let ns = |key: &str| Duration::from_nanos(report[key].as_u64().unwrap_or(0));
     let agent = (ns("one_turn_ns"), ns("with_tool_ns"), ns("bare_model_ns"));
+    let gateways = crate::gateways::measure(env, plan)?;
     Ok(Results {
         stdio,
         http,
@@ -254,6 +257,7 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
         single_start,
         startup,
         agent,
+        gateways,
     })
 }
 
@@ -356,7 +360,7 @@ fn startup(env: &Env, plan: &Plan) -> Result<Vec<(String, Duration)>, String> {
 }
 
 /// Runs a client and parses the JSON it prints.
-fn run_json(command: &[String]) -> Result<serde_json::Value, String> {
+pub(crate) fn run_json(command: &[String]) -> Result<serde_json::Value, String> {
     let output = Command::new(&command[0])
         .args(&command[1..])
         .stderr(Stdio::piped())

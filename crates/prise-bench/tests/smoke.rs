@@ -18,6 +18,8 @@ fn one_iteration_of_every_benchmark() {
         "Throughput",
         "Mounting",
         "Start-up",
+        "Through a gateway",
+        "| supergateway 4.0.0, HTTP → stdio |",
         "## Targets",
     ] {
         assert!(text.contains(section), "missing {section}:\n{text}");

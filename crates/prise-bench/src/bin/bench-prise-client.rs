@@ -1,7 +1,7 @@
 //! `bench-prise-client MODE ...`: prise's mount layer (prise-mcp) as a benchmark client.
 //!
-//! - `calls --calls N --warmup W [--protocol P] (--url URL | -- SERVER ARGS...)`:
-//!   sequential `tools/call`s, one latency each.
+//! - `calls --calls N --warmup W [--protocol P] [--tool T] (--url URL | -- SERVER ARGS...)`:
+//!   sequential `tools/call`s of `T` (default `echo`), one latency each.
 //! - `concurrent --inflight K --calls N (--url URL | -- SERVER ARGS...)`: N calls, K at a
 //!   time; prints the elapsed time.
 //! - `mount --servers N -- SERVER ARGS...`: mounts N copies of the server at once;
@@ -58,6 +58,10 @@ async fn main() {
     let mount_time = started.elapsed();
     assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
     let arguments = || serde_json::json!({"message": "hi"}).as_object().cloned();
+    let tool = format!(
+        "bench0__{}",
+        prise_bench::arg(&args, "--tool").unwrap_or_else(|| "echo".to_owned())
+    );
     let report = match mode {
         "mount" => serde_json::json!({
             "elapsed_ns": mount_time.as_nanos() as u64,
@@ -69,12 +73,12 @@ async fn main() {
             let started = Instant::now();
             let mut tasks = tokio::task::JoinSet::new();
             for worker in 0..inflight {
-                let mounts = mounts.clone();
+                let (mounts, tool) = (mounts.clone(), tool.clone());
                 let share = calls / inflight + usize::from(worker < calls % inflight);
                 tasks.spawn(async move {
                     for _ in 0..share {
                         mounts
-                            .call_tool("bench0__echo", arguments())
+                            .call_tool(&tool, arguments())
                             .await
                             .expect("echo answers");
                     }
@@ -89,7 +93,7 @@ async fn main() {
             for i in 0..warmup + calls {
                 let started = Instant::now();
                 mounts
-                    .call_tool("bench0__echo", arguments())
+                    .call_tool(&tool, arguments())
                     .await
                     .expect("echo answers");
                 if i >= warmup {
