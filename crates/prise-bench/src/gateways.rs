@@ -3,7 +3,7 @@
 //! the routes taking turns like the clients of the round-trip tables.
 
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -171,7 +171,7 @@ pub fn measure(env: &Env, plan: &Plan) -> Result<GatewayResults, String> {
 }
 
 /// `prise --config CONFIG serve gateway` with its state in the scratch folder.
-fn prise_gateway(env: &Env, config: &PathBuf, scratch: &Scratch) -> Vec<String> {
+fn prise_gateway(env: &Env, config: &Path, scratch: &Scratch) -> Vec<String> {
     // The client starts it as a child: its state folder comes through `env`.
     vec![
         "env".to_owned(),
