@@ -442,3 +442,67 @@ fn faults_of_an_upstream_through_the_gateway() {
     let log = std::fs::read_to_string(state.join("logs/bad.log")).unwrap();
     assert!(log.lines().any(|l| l.starts_with("cancelled: ")), "{log}");
 }
+
+/// SIGTERM to a gateway serving HTTP while a client's call is under way: it exits
+/// with 143 and ends every server it started, one that ignores SIGTERM included.
+#[test]
+fn sigterm_ends_the_gateway_and_all_its_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("prise-gateway-term-{}", std::process::id());
+    let config = json!({"mcpServers": {
+        "stubborn": {"command": "sh", "args": ["-c", format!("python3 {} stubborn {marker}; true", common::bad_server().display())]},
+        "bad": {"command": "python3", "args": [common::bad_server(), "normal", format!("{marker}-normal")]},
+    }});
+    let config_path = dir.path().join("gateway.json");
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let config_path = config_path.display().to_string();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let gateway = HttpServer::start(
+        &["--config", &config_path, "serve", "gateway"],
+        &[("PRISE_STATE_DIR", &state_arg)],
+    );
+    assert!(
+        common::wait_until(std::time::Duration::from_secs(10), || {
+            common::processes_with(&marker).len() >= 3
+        }),
+        "servers did not start: {:?}",
+        common::processes_with(&marker)
+    );
+    // A client's call that never ends, under way when the signal comes.
+    let home = tempfile::tempdir().unwrap();
+    let client = json!({"mcpServers": {"gw": {"url": gateway.url}}}).to_string();
+    let call = std::process::Command::new(prise_bin())
+        .args(["--config", &client, "call", "gw__bad__slow"])
+        .env("HOME", home.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The server says on its stderr (in its log) when the call reached it.
+    let reached = || {
+        std::fs::read_to_string(state.join("logs/bad.log"))
+            .is_ok_and(|log| log.matches("method: tools/call").count() >= 1)
+    };
+    assert!(
+        common::wait_until(std::time::Duration::from_secs(10), reached),
+        "the call did not reach the server"
+    );
+    let status = gateway.signal("-TERM");
+    assert_eq!(status.code(), Some(143));
+    assert!(
+        common::wait_until(std::time::Duration::from_secs(5), || {
+            common::processes_with(&marker).is_empty()
+        }),
+        "left running: {:?}",
+        common::processes_with(&marker)
+    );
+    // The client is told, rather than left waiting.
+    let output = call.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

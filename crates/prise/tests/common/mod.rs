@@ -135,6 +135,18 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// Sends `signal` (`-TERM`, `-INT`) and waits for the process to exit.
+    pub fn signal(mut self, signal: &str) -> std::process::ExitStatus {
+        let sent = std::process::Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        self.child.wait().unwrap()
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
