@@ -145,6 +145,9 @@ impl Config {
         if self.roots.is_empty() {
             self.roots = lower.roots;
         }
+        if self.profiles.is_empty() {
+            self.profiles = lower.profiles;
+        }
         self.files.extend(lower.files);
         self.notes.extend(lower.notes);
         self.warnings.extend(lower.warnings);

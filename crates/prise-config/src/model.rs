@@ -38,11 +38,41 @@ pub struct Config {
     pub model: ModelSettings,
     /// Folders offered as roots to every server without roots of its own (`"roots"`).
     pub roots: Vec<PathBuf>,
+    /// Named views of the servers for the gateway's clients (`"profiles"`), by name.
+    pub profiles: std::collections::BTreeMap<String, Profile>,
     /// What merging files decided (a server of a later file hidden by one of the same
     /// name in an earlier one), for `prise config` to show.
     pub notes: Vec<String>,
     /// Things in the file that prise accepted but ignores, for the user to see.
     pub warnings: Vec<String>,
+}
+
+/// What one group of the gateway's clients sees (`"profiles": {"NAME": {...}}`): some
+/// servers, and of their tools and prompts those a glob names.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Profile {
+    /// The servers shown; every one when `None`.
+    pub servers: Option<Vec<String>>,
+    /// Globs on exposed names (`server__tool`, `server__prompt`) of the tools and
+    /// prompts shown; every one of the servers shown when empty.
+    pub tools: Vec<String>,
+    #[serde(skip)]
+    pub(crate) matchers: Vec<globset::GlobMatcher>,
+}
+
+impl Profile {
+    /// Whether the profile shows `server`.
+    pub fn shows_server(&self, server: &str) -> bool {
+        self.servers
+            .as_ref()
+            .is_none_or(|servers| servers.iter().any(|s| s == server))
+    }
+
+    /// Whether it shows the tool or prompt exposed as `exposed` of `server`.
+    pub fn shows(&self, server: &str, exposed: &str) -> bool {
+        self.shows_server(server)
+            && (self.matchers.is_empty() || self.matchers.iter().any(|m| m.is_match(exposed)))
+    }
 }
 
 /// The two shapes of MCP configuration files in the wild.

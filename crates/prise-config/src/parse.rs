@@ -109,6 +109,7 @@ impl Config {
             approval: document.approval.unwrap_or_default(),
             model: document.model,
             roots: document.roots,
+            profiles: document.profiles,
             sets_approval: document.approval_set,
             notes: Vec::new(),
             warnings: parser.warnings,
@@ -198,6 +199,7 @@ struct Document {
     approval_set: bool,
     model: ModelSettings,
     roots: Vec<PathBuf>,
+    profiles: std::collections::BTreeMap<String, Profile>,
 }
 
 /// The folder relative paths in the file at `path` start from: VS Code and Cursor keep
@@ -218,6 +220,7 @@ impl<'a> Parser<'a> {
         let mut approval = None;
         let mut model = ModelSettings::default();
         let mut roots = Vec::new();
+        let mut profiles = None;
         for (key, raw) in &top.0 {
             let format = match key.as_str() {
                 "mcpServers" => Format::McpServers,
@@ -232,6 +235,10 @@ impl<'a> Parser<'a> {
                 }
                 "model" => {
                     model = self.model(raw)?;
+                    continue;
+                }
+                "profiles" => {
+                    profiles = Some(raw);
                     continue;
                 }
                 _ => continue,
@@ -280,6 +287,10 @@ impl<'a> Parser<'a> {
             }
             servers.push(self.server(name, raw, &roots)?);
         }
+        let profiles = match profiles {
+            Some(raw) => self.profiles(raw, &servers)?,
+            None => Default::default(),
+        };
         Ok(Document {
             format,
             servers,
@@ -287,6 +298,7 @@ impl<'a> Parser<'a> {
             approval,
             model,
             roots,
+            profiles,
         })
     }
 
@@ -331,6 +343,90 @@ impl<'a> Parser<'a> {
             roots.push(path);
         }
         Ok(roots)
+    }
+
+    /// `"profiles": {"NAME": {"servers": ["github"], "tools": ["github__search_*"]}}`,
+    /// each server named checked against those of the file.
+    fn profiles(
+        &self,
+        raw: &'a RawValue,
+        servers: &[Server],
+    ) -> Result<std::collections::BTreeMap<String, Profile>, ConfigError> {
+        let mut profiles = std::collections::BTreeMap::new();
+        let entries: Entries<'a> = self.value(raw, "profiles")?;
+        for (name, raw) in entries.0 {
+            let at = self.key_offset(raw);
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(self.error(
+                    at,
+                    format!(
+                        "profile name \"{name}\" may only contain letters, digits, '_' and '-'"
+                    ),
+                    Some("the name is the end of the gateway's URL: /mcp/NAME".into()),
+                ));
+            }
+            let mut profile = Profile::default();
+            let fields: Entries<'a> = self.value(raw, &format!("profiles.{name}"))?;
+            for (key, value) in fields.0 {
+                match key.as_str() {
+                    "servers" => {
+                        let named: Vec<String> =
+                            self.value(value, &format!("profiles.{name}.servers"))?;
+                        if let Some(unknown) = named
+                            .iter()
+                            .find(|n| !servers.iter().any(|s| &&s.name == n))
+                        {
+                            return Err(self.error(
+                                self.key_offset(value),
+                                format!(
+                                    "profiles.{name}.servers: no server is named \"{unknown}\""
+                                ),
+                                Some(format!(
+                                    "the servers of this file are: {}",
+                                    servers
+                                        .iter()
+                                        .map(|s| s.name.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )),
+                            ));
+                        }
+                        profile.servers = Some(named);
+                    }
+                    "tools" => {
+                        let globs: Vec<String> =
+                            self.value(value, &format!("profiles.{name}.tools"))?;
+                        for pattern in globs {
+                            let glob = Glob::new(&pattern).map_err(|e| {
+                                self.error(
+                                    self.key_offset(value),
+                                    format!(
+                                        "profiles.{name}.tools: bad glob \"{pattern}\": {}",
+                                        e.kind()
+                                    ),
+                                    None,
+                                )
+                            })?;
+                            profile.matchers.push(glob.compile_matcher());
+                            profile.tools.push(pattern);
+                        }
+                    }
+                    other => {
+                        return Err(self.error(
+                            self.key_offset(value),
+                            format!("profiles.{name}: unknown key \"{other}\""),
+                            Some("use \"servers\" and \"tools\"".into()),
+                        ));
+                    }
+                }
+            }
+            profiles.insert(name, profile);
+        }
+        Ok(profiles)
     }
 
     /// `"approval": {"default": "ask", "allowReadOnly": true, "tools": {"glob": "allow"}}`.

@@ -555,6 +555,33 @@ fn approval_rules() {
 }
 
 #[test]
+fn gateway_profiles() {
+    let config = parse(
+        r#"{"mcpServers": {"github": {"command": "x"}, "time": {"command": "y"}},
+            "profiles": {"readonly": {"servers": ["github"], "tools": ["github__search_*", "github__get_*"]},
+                         "all-time": {"servers": ["time"]}}}"#,
+    )
+    .unwrap();
+    let readonly = &config.profiles["readonly"];
+    assert!(readonly.shows("github", "github__search_code"));
+    assert!(!readonly.shows("github", "github__create_issue"));
+    assert!(!readonly.shows("time", "time__now") && !readonly.shows_server("time"));
+    let all_time = &config.profiles["all-time"];
+    assert!(all_time.shows("time", "time__anything") && !all_time.shows_server("github"));
+    let (_, _, message, hint) =
+        fail(r#"{"mcpServers": {"a": {"command": "x"}}, "profiles": {"p": {"servers": ["b"]}}}"#);
+    assert_eq!(message, "profiles.p.servers: no server is named \"b\"");
+    assert_eq!(hint.as_deref(), Some("the servers of this file are: a"));
+    let (_, _, message, _) = fail(r#"{"mcpServers": {}, "profiles": {"a/b": {}}}"#);
+    assert_eq!(
+        message,
+        "profile name \"a/b\" may only contain letters, digits, '_' and '-'"
+    );
+    let (_, _, message, _) = fail(r#"{"mcpServers": {}, "profiles": {"p": {"hosts": []}}}"#);
+    assert_eq!(message, "profiles.p: unknown key \"hosts\"");
+}
+
+#[test]
 fn model_section() {
     let config = parse(
         r#"{"mcpServers": {},
