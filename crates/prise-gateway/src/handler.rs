@@ -55,9 +55,11 @@ impl ServerHandler for Gateway {
             .tools()
             .into_iter()
             .filter(|exposed| {
-                self.approval
-                    .as_ref()
-                    .is_none_or(|a| policy::listed(a, &exposed.name, &exposed.tool))
+                self.shows(&exposed.server, &exposed.name)
+                    && self
+                        .approval
+                        .as_ref()
+                        .is_none_or(|a| policy::listed(a, &exposed.name, &exposed.tool))
             })
             .map(|exposed| {
                 let mut tool = exposed.tool;
@@ -73,6 +75,16 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let server = self.mounts.server_of_tool(&request.name);
+        if server
+            .as_deref()
+            .is_some_and(|server| !self.shows(server, &request.name))
+        {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named {}", request.name),
+                None,
+            ));
+        }
         let can_ask = context
             .client_capabilities()
             .is_some_and(|c| c.elicitation.is_some());
@@ -146,7 +158,9 @@ impl ServerHandler for Gateway {
             .mounts
             .resources()
             .into_iter()
-            .filter(|(_, resource)| seen.insert(resource.uri.clone()))
+            .filter(|(server, resource)| {
+                self.shows_server(server) && seen.insert(resource.uri.clone())
+            })
             .map(|(_, resource)| resource)
             .collect();
         Ok(ListResourcesResult::with_all_items(resources))
@@ -161,6 +175,7 @@ impl ServerHandler for Gateway {
             .mounts
             .resource_templates()
             .into_iter()
+            .filter(|(server, _)| self.shows_server(server))
             .map(|(_, template)| template)
             .collect();
         Ok(ListResourceTemplatesResult::with_all_items(templates))
@@ -194,6 +209,7 @@ impl ServerHandler for Gateway {
             .mounts
             .prompts()
             .into_iter()
+            .filter(|exposed| self.shows(&exposed.server, &exposed.name))
             .map(|exposed| {
                 let mut prompt = exposed.prompt;
                 prompt.name = exposed.name;
@@ -226,7 +242,20 @@ impl ServerHandler for Gateway {
 impl Gateway {
     /// Reads `uri` from the server that has it (see `Mounts::read_resource`).
     async fn read(&self, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
-        match self.mounts.read_resource(uri, None).await {
+        // Under a profile, from a server it shows only.
+        let server = match &self.profile {
+            None => None,
+            Some(_) => match self.mounts.server_of_resource(uri) {
+                Ok(server) if self.shows_server(&server) => Some(server),
+                Ok(_) | Err(_) => {
+                    return Err(ErrorData::resource_not_found(
+                        format!("no server of this profile has {uri}"),
+                        None,
+                    ));
+                }
+            },
+        };
+        match self.mounts.read_resource(uri, server.as_deref()).await {
             Ok(mut result) => {
                 result.result_type = Some(ResultType::COMPLETE);
                 own(&mut result.meta);
@@ -245,6 +274,18 @@ impl Gateway {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if self.profile.is_some()
+            && !self
+                .mounts
+                .prompts()
+                .iter()
+                .any(|p| p.name == name && self.shows(&p.server, name))
+        {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt named {name}"),
+                None,
+            ));
+        }
         match self.mounts.get_prompt(name, arguments).await {
             Ok(mut result) => {
                 result.result_type = Some(ResultType::COMPLETE);

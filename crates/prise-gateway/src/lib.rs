@@ -28,7 +28,7 @@ mod rounds;
 
 use std::sync::Arc;
 
-use prise_config::Approval;
+use prise_config::{Approval, Profile};
 use prise_mcp::{MountOptions, Mounts, Source};
 
 pub use calls::Calls;
@@ -45,6 +45,8 @@ pub struct Gateway {
     approval: Option<Arc<Approval>>,
     /// Where each forwarded request is logged, if anywhere.
     log: Option<Arc<RequestLog>>,
+    /// The profile its clients see, when not everything.
+    profile: Option<Arc<Profile>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -68,6 +70,7 @@ impl Gateway {
             rounds: Arc::default(),
             approval: None,
             log: None,
+            profile: None,
         }
     }
 
@@ -82,6 +85,27 @@ impl Gateway {
     pub fn with_request_log(mut self, log: RequestLog) -> Gateway {
         self.log = Some(Arc::new(log));
         self
+    }
+
+    /// The same gateway showing only what `profile` shows: a client of it neither
+    /// sees nor can call or read the rest.
+    pub fn with_profile(&self, profile: Profile) -> Gateway {
+        Gateway {
+            profile: Some(Arc::new(profile)),
+            ..self.clone()
+        }
+    }
+
+    /// Whether the tool or prompt exposed as `exposed` of `server` is shown.
+    fn shows(&self, server: &str, exposed: &str) -> bool {
+        self.profile
+            .as_ref()
+            .is_none_or(|p| p.shows(server, exposed))
+    }
+
+    /// Whether `server`'s resources are shown.
+    fn shows_server(&self, server: &str) -> bool {
+        self.profile.as_ref().is_none_or(|p| p.shows_server(server))
     }
 
     /// The mounts it serves.

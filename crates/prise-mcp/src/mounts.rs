@@ -342,6 +342,11 @@ impl Mounts {
         mount.read_resource(uri).await
     }
 
+    /// The server [`Mounts::read_resource`] reads `uri` from when no server is named.
+    pub fn server_of_resource(&self, uri: &str) -> Result<String, CallError> {
+        self.resource_owner(uri).map(|m| m.name().to_owned())
+    }
+
     /// The mount to ask for `uri`, as [`Mounts::read_resource`] chooses it.
     fn resource_owner(&self, uri: &str) -> Result<&Mount, CallError> {
         if let Some(mount) = self

@@ -36,8 +36,9 @@ pub async fn stdio<S: ServerHandler>(server: S) -> std::io::Result<()> {
 /// How `serve --http` answers: where, and who may ask.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// A bearer token every request must carry, when set.
-    pub token: Option<String>,
+    /// Bearer tokens; when there are any, every request must carry one that may reach
+    /// the path it asks for.
+    pub tokens: Vec<Token>,
     /// Host names accepted in the `Host` header (DNS rebinding protection); loopback
     /// names always are.
     pub extra_hosts: Vec<String>,
@@ -45,10 +46,19 @@ pub struct HttpOptions {
     pub max_request_size: usize,
 }
 
+/// A bearer token a client may send.
+#[derive(Debug, Clone)]
+pub struct Token {
+    /// The secret itself.
+    pub secret: String,
+    /// The one path it reaches (`/mcp/PROFILE`); every path when `None`.
+    pub only: Option<String>,
+}
+
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
-            token: None,
+            tokens: Vec::new(),
             extra_hosts: Vec::new(),
             max_request_size: DEFAULT_MAX_REQUEST_SIZE,
         }
@@ -69,9 +79,9 @@ pub const HTTP_PATH: &str = "/mcp";
 pub const HEALTH_PATH: &str = "/healthz";
 
 /// Serves `server` over Streamable HTTP at `/mcp` (and [`HEALTH_PATH`]) on `listener`
-/// until `shutdown` resolves. Both protocol eras are served: the dated ones with sessions, 2026-07-28
-/// statelessly. `Host` and `Origin` are checked against loopback names so that a web
-/// page cannot reach the server through DNS rebinding.
+/// until `shutdown` resolves. Both protocol eras are served: the dated ones with
+/// sessions, 2026-07-28 statelessly. `Host` and `Origin` are checked against loopback
+/// names so that a web page cannot reach the server through DNS rebinding.
 pub async fn http<S>(
     server: S,
     listener: tokio::net::TcpListener,
@@ -81,6 +91,27 @@ pub async fn http<S>(
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
+    http_routes(
+        vec![(HTTP_PATH.to_owned(), server)],
+        listener,
+        options,
+        shutdown,
+    )
+    .await
+}
+
+/// [`http`] with one server per path (`/mcp`, `/mcp/readonly`...), each with sessions
+/// of its own.
+pub async fn http_routes<S>(
+    routes: Vec<(String, S)>,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()>
+where
+    S: ServerHandler + Clone + Send + Sync + 'static,
+{
+    use std::collections::HashMap;
     use std::sync::Arc;
 
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -105,12 +136,19 @@ where
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_cancellation_token(cancel.clone());
-    let mcp = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let token: Option<Arc<str>> = options.token.map(Into::into);
+    let services: HashMap<String, StreamableHttpService<S, LocalSessionManager>> = routes
+        .into_iter()
+        .map(|(path, server)| {
+            let service = StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config.clone(),
+            );
+            (path, service)
+        })
+        .collect();
+    let services = Arc::new(services);
+    let tokens: Arc<[Token]> = options.tokens.into();
     let max_request_size = options.max_request_size;
 
     let accept = async {
@@ -128,26 +166,26 @@ where
             // TCP_NODELAY, Nagle's algorithm meets the client's delayed ACK and each
             // round trip waits ~40 ms.
             let _ = stream.set_nodelay(true);
-            let mcp = mcp.clone();
-            let token = token.clone();
+            let services = services.clone();
+            let tokens = tokens.clone();
             let service =
                 hyper::service::service_fn(move |request: http::Request<hyper::body::Incoming>| {
-                    let mut mcp = mcp.clone();
-                    let token = token.clone();
+                    let services = services.clone();
+                    let tokens = tokens.clone();
                     async move {
                         // For load balancers and orchestrators: up is all it says.
                         if request.uri().path() == HEALTH_PATH {
                             return Ok(plain(http::StatusCode::OK, "ok"));
                         }
-                        if request.uri().path() != HTTP_PATH {
+                        let path = request.uri().path().to_owned();
+                        let Some(mcp) = services.get(&path) else {
                             return Ok::<_, std::convert::Infallible>(plain(
                                 http::StatusCode::NOT_FOUND,
                                 "not found: the MCP endpoint is /mcp",
                             ));
-                        }
-                        if let Some(token) = &token
-                            && !authorized(&request, token)
-                        {
+                        };
+                        let mut mcp = mcp.clone();
+                        if !tokens.is_empty() && !authorized(&request, &tokens, &path) {
                             let mut response = plain(
                                 http::StatusCode::UNAUTHORIZED,
                                 "missing or wrong bearer token",
@@ -223,8 +261,9 @@ fn plain(status: http::StatusCode, text: &'static str) -> http::Response<Body> {
     response
 }
 
-/// Compares the bearer token in constant time, so its bytes cannot be found by timing.
-fn authorized<B>(request: &http::Request<B>, token: &str) -> bool {
+/// Whether the request carries a token that reaches `path`, each compared in constant
+/// time so that its bytes cannot be found by timing.
+fn authorized<B>(request: &http::Request<B>, tokens: &[Token], path: &str) -> bool {
     let Some(given) = request
         .headers()
         .get(http::header::AUTHORIZATION)
@@ -233,10 +272,13 @@ fn authorized<B>(request: &http::Request<B>, token: &str) -> bool {
     else {
         return false;
     };
-    given.len() == token.len()
-        && given
-            .bytes()
-            .zip(token.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
+    tokens.iter().any(|token| {
+        let same = given.len() == token.secret.len()
+            && given
+                .bytes()
+                .zip(token.secret.bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0;
+        same && token.only.as_deref().is_none_or(|only| only == path)
+    })
 }

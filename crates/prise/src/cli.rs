@@ -456,9 +456,11 @@ pub struct ServeTransportArgs {
     /// port 0 picks a free one).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// Require `Authorization: Bearer TOKEN`, TOKEN read from this environment variable.
-    #[arg(long, value_name = "VAR", requires = "http")]
-    pub token_env: Option<String>,
+    /// Require `Authorization: Bearer TOKEN`, TOKEN read from this environment variable;
+    /// repeat for several tokens. `VAR=PROFILE` (gateway): that token reaches only
+    /// `/mcp/PROFILE`.
+    #[arg(long, value_name = "VAR[=PROFILE]", requires = "http")]
+    pub token_env: Vec<String>,
     /// Also accept this name in the Host header (loopback names always are).
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allow_host: Vec<String>,
@@ -476,6 +478,10 @@ pub struct ServeGatewayArgs {
     /// name, ms, outcome) to this file, appended; `-` for stderr.
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
+    /// Serve this profile of the configuration's "profiles" (over stdio, or at /mcp);
+    /// over HTTP every profile is also served at /mcp/PROFILE.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 /// Arguments of `prise serve docs`.

@@ -506,3 +506,124 @@ fn sigterm_ends_the_gateway_and_all_its_servers() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Profiles: each served at /mcp/PROFILE over HTTP (or at /mcp with --profile), a
+/// token limited to one profile reaching only that path, and a client of a profile
+/// neither seeing nor calling the rest.
+#[test]
+fn profiles_and_tokens_limited_to_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path());
+    let mut with_profiles: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    with_profiles["profiles"] = json!({
+        "time-only": {"servers": ["time"]},
+        "echo": {"servers": ["everything"], "tools": ["everything__echo"]},
+    });
+    std::fs::write(&config, with_profiles.to_string()).unwrap();
+    let config = config.display().to_string();
+    let gateway = HttpServer::start(
+        &[
+            "--config",
+            &config,
+            "serve",
+            "gateway",
+            "--token-env",
+            "ADMIN_TOKEN",
+            "--token-env",
+            "TIME_TOKEN=time-only",
+        ],
+        &[
+            ("ADMIN_TOKEN", "admin-secret"),
+            ("TIME_TOKEN", "time-secret"),
+        ],
+    );
+    let home = tempfile::tempdir().unwrap();
+    // `prise ARGS` as a client of `path` with `token`.
+    let client = |path: &str, token: &str, args: &[&str]| {
+        let url = gateway.url.replace("/mcp", path);
+        let client = json!({"mcpServers": {"gw": {
+            "url": url, "headers": {"Authorization": format!("Bearer {token}")},
+        }}});
+        common::prise(home.path())
+            .args(["--config", &client.to_string()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let tools = |path: &str, token: &str| -> Vec<String> {
+        let out = client(path, token, &["tools", "--json"]);
+        assert!(
+            out.status.success(),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let listed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        listed
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let all = tools("/mcp", "admin-secret");
+    assert!(
+        all.contains(&"gw__everything__echo".to_owned())
+            && all.contains(&"gw__time__convert_time".to_owned())
+    );
+    assert_eq!(
+        tools("/mcp/time-only", "time-secret"),
+        ["gw__time__get_current_time", "gw__time__convert_time"]
+    );
+    assert_eq!(tools("/mcp/echo", "admin-secret"), ["gw__everything__echo"]);
+    // The time token reaches its profile only (`prise servers` fails on a server that
+    // cannot be mounted).
+    for path in ["/mcp", "/mcp/echo"] {
+        let refused = client(path, "time-secret", &["servers"]);
+        assert_eq!(refused.status.code(), Some(1), "{path}");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&refused.stdout),
+            String::from_utf8_lossy(&refused.stderr)
+        );
+        assert!(said.contains("token"), "{path}: {said}");
+    }
+    // A tool outside the profile cannot be called there, even by name.
+    let out = client(
+        "/mcp/echo",
+        "admin-secret",
+        &["call", "gw__everything__get-sum", r#"{"a": 1, "b": 2}"#],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Over stdio, --profile chooses what /mcp shows; an unknown one is a usage error.
+    let gateway = format!(
+        "gw={} --config {config} serve gateway --profile time-only",
+        prise_bin().display()
+    );
+    let out = common::prise(home.path())
+        .args(["--with", &gateway, "tools", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    let out = common::prise(home.path())
+        .args(["--config", &config, "serve", "gateway", "--profile", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no profile named \"nope\" in the configuration")
+            && stderr.contains("its profiles are: echo, time-only"),
+        "{stderr}"
+    );
+}

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use prise_servers::serve::ServerHandler;
+use prise_servers::serve::{HTTP_PATH, ServerHandler, Token};
 use prise_servers::{DocsServer, Library};
 
 use crate::cli::{Client, ServeDocsArgs, ServeGatewayArgs, ServeTransportArgs};
@@ -41,7 +41,7 @@ pub async fn docs(args: ServeDocsArgs) -> Result<(), Failure> {
         }
         None => prise_servers::embedded_docs(),
     };
-    serve(server, &args.transport).await
+    serve(vec![(HTTP_PATH.to_owned(), server)], &args.transport, &[]).await
 }
 
 /// Mounts every configured server and serves them as one, or prints the configuration
@@ -64,6 +64,21 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
         .as_ref()
         .filter(|c| c.sets_approval)
         .map(|c| c.approval.clone());
+    let profiles = servers
+        .config
+        .as_ref()
+        .map(|c| c.profiles.clone())
+        .unwrap_or_default();
+    let names: Vec<String> = profiles.keys().cloned().collect();
+    let served_at_mcp = match &args.profile {
+        None => None,
+        Some(name) => Some(
+            profiles
+                .get(name)
+                .cloned()
+                .ok_or_else(|| no_profile(name, &names))?,
+        ),
+    };
     let mut gateway = servers
         .start(Wanted::All, prise_gateway::Gateway::start)
         .await?;
@@ -75,9 +90,31 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
     }
     // What failed to mount is said once, as for every command; the rest is served.
     warn_of_failures(gateway.mounts());
-    let served = serve(gateway.clone(), &args.transport).await;
+    let at_mcp = match served_at_mcp {
+        Some(profile) => gateway.with_profile(profile),
+        None => gateway.clone(),
+    };
+    let mut routes = vec![(HTTP_PATH.to_owned(), at_mcp)];
+    for (name, profile) in profiles {
+        routes.push((format!("{HTTP_PATH}/{name}"), gateway.with_profile(profile)));
+    }
+    let served = serve(routes, &args.transport, &names).await;
     gateway.close().await;
     served
+}
+
+/// A `--profile` or `--token-env VAR=PROFILE` naming a profile the configuration
+/// does not have.
+fn no_profile(name: &str, names: &[String]) -> Failure {
+    let hint = if names.is_empty() {
+        "the configuration has no \"profiles\"; add one: \"profiles\": {\"NAME\": {\"servers\": [...]}}".to_owned()
+    } else {
+        format!("its profiles are: {}", names.join(", "))
+    };
+    Failure::usage(
+        format!("no profile named \"{name}\" in the configuration"),
+        hint,
+    )
 }
 
 /// The request log at `path` (appended), or on stderr for `-`.
@@ -98,28 +135,43 @@ fn request_log(path: &std::path::Path) -> Result<prise_gateway::RequestLog, Fail
     Ok(prise_gateway::RequestLog::new(Box::new(file)))
 }
 
-/// Serves `server` on stdin and stdout, or over Streamable HTTP until interrupted.
-async fn serve<S>(server: S, transport: &ServeTransportArgs) -> Result<(), Failure>
+/// Serves the server of `/mcp` on stdin and stdout, or every route over Streamable
+/// HTTP until interrupted; `profiles` are those a token may be limited to.
+async fn serve<S>(
+    mut routes: Vec<(String, S)>,
+    transport: &ServeTransportArgs,
+    profiles: &[String],
+) -> Result<(), Failure>
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
     let Some(address) = &transport.http else {
+        let (_, server) = routes.swap_remove(0);
         return prise_servers::serve::stdio(server)
             .await
             .map_err(|e| Failure::Job(anyhow::anyhow!("stdio transport failed: {e}")));
     };
-    let token = match &transport.token_env {
-        Some(var) => match std::env::var(var) {
-            Ok(token) if !token.is_empty() => Some(token),
+    let mut tokens = Vec::new();
+    for given in &transport.token_env {
+        let (var, only) = match given.split_once('=') {
+            Some((var, profile)) => {
+                if !profiles.iter().any(|p| p == profile) {
+                    return Err(no_profile(profile, profiles));
+                }
+                (var, Some(format!("{HTTP_PATH}/{profile}")))
+            }
+            None => (given.as_str(), None),
+        };
+        match std::env::var(var) {
+            Ok(secret) if !secret.is_empty() => tokens.push(Token { secret, only }),
             _ => {
                 return Err(Failure::usage(
                     format!("--token-env {var}: the variable is not set or empty"),
                     format!("export {var}=<a long random secret> and run again"),
                 ));
             }
-        },
-        None => None,
-    };
+        }
+    }
     let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
         Failure::usage(
             format!("cannot listen on {address}: {e}"),
@@ -135,14 +187,14 @@ where
     // The address goes to stdout so that scripts (and tests) can read the port chosen
     // for `:0`; everything else goes to stderr.
     let mut out = output::stdout();
-    writeln!(out, "http://{local}{}", prise_servers::serve::HTTP_PATH)?;
+    writeln!(out, "http://{local}{HTTP_PATH}")?;
     out.flush()?;
     let options = prise_servers::serve::HttpOptions {
-        token,
+        tokens,
         extra_hosts: transport.allow_host.clone(),
         ..Default::default()
     };
-    prise_servers::serve::http(server, listener, options, std::future::pending())
+    prise_servers::serve::http_routes(routes, listener, options, std::future::pending())
         .await
         .map_err(|e| Failure::Job(anyhow::anyhow!("HTTP server failed: {e}")))
 }
