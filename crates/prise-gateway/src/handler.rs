@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use prise_mcp::progress::{CallNews, watch};
-use prise_mcp::{CallError, MountEvent, Mounts};
+use prise_mcp::{CallError, MountEvent};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject, ListPromptsResult,
@@ -19,6 +19,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use crate::Gateway;
 use crate::calls::{Asker, CallGuard, Calls};
+use crate::fleet::Fleet;
 use crate::policy;
 use crate::request_log::Entry;
 use crate::rounds::{Round, Running};
@@ -38,7 +39,7 @@ impl ServerHandler for Gateway {
                 Implementation::new("prise-gateway", env!("CARGO_PKG_VERSION"))
                     .with_title("prise gateway"),
             )
-            .with_instructions(instructions(&self.mounts))
+            .with_instructions(instructions(&self.fleet))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -50,8 +51,9 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        self.fleet.settled().await;
         let tools = self
-            .mounts
+            .fleet
             .tools()
             .into_iter()
             .filter(|exposed| {
@@ -75,7 +77,7 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let server = self.mounts.server_of_tool(&request.name);
+        let server = self.fleet.server_of_tool(&request.name);
         if server
             .as_deref()
             .is_some_and(|server| !self.shows(server, &request.name))
@@ -95,10 +97,7 @@ impl ServerHandler for Gateway {
         // told to stop.
         let answered = async {
             if !rounds {
-                let server = self
-                    .mounts
-                    .server_of_tool(&request.name)
-                    .unwrap_or_default();
+                let server = self.fleet.server_of_tool(&request.name).unwrap_or_default();
                 let asker = can_ask.then(|| Asker::Session(context.peer.clone()));
                 let call = self.calls.enter(&server, asker);
                 let call = self.call(request.name.to_string(), request.arguments, call);
@@ -134,7 +133,7 @@ impl ServerHandler for Gateway {
                 None,
             )), "cancelled"),
         };
-        let server = self.mounts.server_of_tool(&request.name);
+        let server = self.fleet.server_of_tool(&request.name);
         self.log(
             &context,
             server,
@@ -151,11 +150,12 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.fleet.settled().await;
         // A URI two servers list is read from the first (see `Mounts::read_resource`):
         // it is listed once.
         let mut seen = HashSet::new();
         let resources = self
-            .mounts
+            .fleet
             .resources()
             .into_iter()
             .filter(|(server, resource)| {
@@ -171,8 +171,9 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.fleet.settled().await;
         let templates = self
-            .mounts
+            .fleet
             .resource_templates()
             .into_iter()
             .filter(|(server, _)| self.shows_server(server))
@@ -205,8 +206,9 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        self.fleet.settled().await;
         let prompts = self
-            .mounts
+            .fleet
             .prompts()
             .into_iter()
             .filter(|exposed| self.shows(&exposed.server, &exposed.name))
@@ -245,7 +247,7 @@ impl Gateway {
         // Under a profile, from a server it shows only.
         let server = match &self.profile {
             None => None,
-            Some(_) => match self.mounts.server_of_resource(uri) {
+            Some(_) => match self.fleet.server_of_resource(uri) {
                 Ok(server) if self.shows_server(&server) => Some(server),
                 Ok(_) | Err(_) => {
                     return Err(ErrorData::resource_not_found(
@@ -255,7 +257,7 @@ impl Gateway {
                 }
             },
         };
-        match self.mounts.read_resource(uri, server.as_deref()).await {
+        match self.fleet.read_resource(uri, server.as_deref()).await {
             Ok(mut result) => {
                 result.result_type = Some(ResultType::COMPLETE);
                 own(&mut result.meta);
@@ -276,7 +278,7 @@ impl Gateway {
     ) -> Result<GetPromptResponse, ErrorData> {
         if self.profile.is_some()
             && !self
-                .mounts
+                .fleet
                 .prompts()
                 .iter()
                 .any(|p| p.name == name && self.shows(&p.server, name))
@@ -286,7 +288,7 @@ impl Gateway {
                 None,
             ));
         }
-        match self.mounts.get_prompt(name, arguments).await {
+        match self.fleet.get_prompt(name, arguments).await {
             Ok(mut result) => {
                 result.result_type = Some(ResultType::COMPLETE);
                 own(&mut result.meta);
@@ -323,7 +325,7 @@ impl Gateway {
     /// its server asks can wait for the client's next round.
     fn start_call(&self, tool: String, arguments: Option<JsonObject>, can_ask: bool) -> Running {
         let (asks, questions) = mpsc::unbounded_channel();
-        let server = self.mounts.server_of_tool(&tool).unwrap_or_default();
+        let server = self.fleet.server_of_tool(&tool).unwrap_or_default();
         let guard = self
             .calls
             .enter(&server, can_ask.then(|| Asker::Rounds(asks)));
@@ -343,7 +345,7 @@ impl Gateway {
         if let Some(approval) = &self.approval
             && let Err(why) = policy::check(
                 approval,
-                &self.mounts,
+                &self.fleet,
                 &tool,
                 arguments.as_ref(),
                 call.asker.as_deref(),
@@ -352,7 +354,7 @@ impl Gateway {
         {
             return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
         }
-        self.mounts.call_tool(&tool, arguments).await
+        self.fleet.call_tool(&tool, arguments).await
     }
 }
 
@@ -441,30 +443,22 @@ fn protocol_error(error: CallError) -> ErrorData {
 }
 
 /// The instructions of the mounted servers, each under its name: a client shows its
-/// model one server's instructions, so the gateway's are theirs together.
-fn instructions(mounts: &Mounts) -> String {
+/// model one server's instructions, so the gateway's are theirs together (of the
+/// servers up when the client connects).
+fn instructions(fleet: &Fleet) -> String {
     let mut text = String::from(
         "This server gathers several MCP servers. Tools and prompts are named server__name.",
     );
-    for mount in mounts.mounts() {
-        let Some(info) = mount.peer_info() else {
-            continue;
-        };
-        if let Some(theirs) = info
-            .instructions
-            .as_deref()
-            .filter(|i| !i.trim().is_empty())
-        {
-            text.push_str(&format!("\n\n## {}\n\n{}", mount.name(), theirs.trim()));
-        }
+    for (server, theirs) in fleet.instructions() {
+        text.push_str(&format!("\n\n## {server}\n\n{theirs}"));
     }
     text
 }
 
 /// Tells every connected client when what a server offers changed (it said so, or it
 /// was started again and re-listed).
-pub(crate) fn forward_list_changes(mounts: &Mounts, calls: &Arc<Calls>) {
-    let mut events = mounts.subscribe();
+pub(crate) fn forward_list_changes(fleet: &Fleet, calls: &Arc<Calls>) {
+    let mut events = fleet.subscribe();
     let calls = calls.clone();
     tokio::spawn(async move {
         const ALL: [&str; 3] = ["tools", "resources", "prompts"];

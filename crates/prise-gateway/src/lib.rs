@@ -12,6 +12,7 @@
 //! ```no_run
 //! # async fn run(sources: Vec<prise_mcp::Source>) {
 //! let gateway = prise_gateway::Gateway::start(sources, prise_mcp::MountOptions::default()).await;
+//! // It answers at once; its servers join as they come up.
 //! // Serve it, for instance on stdin and stdout with rmcp:
 //! use rmcp::ServiceExt;
 //! let running = gateway.clone().serve(rmcp::transport::stdio()).await.unwrap();
@@ -21,6 +22,7 @@
 //! ```
 
 mod calls;
+mod fleet;
 mod handler;
 mod policy;
 mod request_log;
@@ -29,7 +31,7 @@ mod rounds;
 use std::sync::Arc;
 
 use prise_config::{Approval, Profile};
-use prise_mcp::{MountOptions, Mounts, Source};
+use prise_mcp::{MountError, MountOptions, Source};
 
 pub use calls::Calls;
 pub use request_log::RequestLog;
@@ -38,7 +40,7 @@ pub use request_log::RequestLog;
 /// connection gets a clone.
 #[derive(Clone)]
 pub struct Gateway {
-    mounts: Arc<Mounts>,
+    fleet: Arc<fleet::Fleet>,
     calls: Arc<Calls>,
     rounds: Arc<rounds::Rounds>,
     /// The approval policy, when the configuration sets one (see `policy`).
@@ -56,16 +58,18 @@ impl std::fmt::Debug for Gateway {
 }
 
 impl Gateway {
-    /// Mounts `sources` and makes a gateway of them. Questions the servers ask during a
-    /// call go to the client that made it; `options.elicitor` answers the others
-    /// (asked while no call of that server is under way).
+    /// Starts mounting `sources` and makes a gateway of them, at once: each server
+    /// joins when it is up (see [`fleet::LIST_WAIT`] for how long listings wait).
+    /// Questions the servers ask during a call go to the client that made it;
+    /// `options.elicitor` answers the others (asked while no call of that server is
+    /// under way).
     pub async fn start(sources: Vec<Source>, mut options: MountOptions) -> Gateway {
         let calls = Arc::new(Calls::new(options.elicitor.clone()));
         options.elicitor = calls.clone();
-        let mounts = Arc::new(Mounts::start(sources, options).await);
-        handler::forward_list_changes(&mounts, &calls);
+        let fleet = fleet::Fleet::start(sources, options);
+        handler::forward_list_changes(&fleet, &calls);
         Gateway {
-            mounts,
+            fleet,
             calls,
             rounds: Arc::default(),
             approval: None,
@@ -108,16 +112,14 @@ impl Gateway {
         self.profile.as_ref().is_none_or(|p| p.shows_server(server))
     }
 
-    /// The mounts it serves.
-    pub fn mounts(&self) -> &Mounts {
-        &self.mounts
+    /// Waits until every server has started or failed to; the ones that failed.
+    pub async fn started(&self) -> Vec<MountError> {
+        self.fleet.all_started().await;
+        self.fleet.failures()
     }
 
-    /// Ends every mounted server, once no connection holds the gateway any more (else
-    /// the servers end with the process).
+    /// Stops the servers still starting and ends every mounted server.
     pub async fn close(self) {
-        if let Ok(mounts) = Arc::try_unwrap(self.mounts) {
-            mounts.close().await;
-        }
+        self.fleet.close().await;
     }
 }

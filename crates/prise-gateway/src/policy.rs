@@ -7,12 +7,12 @@
 //! twice by default would be noise.
 
 use prise_config::{Approval, Decision};
-use prise_mcp::Mounts;
 use prise_mcp::elicit::Elicitation;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::json;
 
 use crate::calls::Asker;
+use crate::fleet::Fleet;
 
 /// Characters of a call's arguments shown when asking about it.
 const SHOWN_ARGUMENTS: usize = 500;
@@ -26,12 +26,12 @@ pub(crate) fn listed(approval: &Approval, exposed: &str, tool: &Tool) -> bool {
 /// the policy says so; the reason when not, for the client's user to read.
 pub(crate) async fn check(
     approval: &Approval,
-    mounts: &Mounts,
+    fleet: &Fleet,
     exposed: &str,
     arguments: Option<&JsonObject>,
     asker: Option<&Asker>,
 ) -> Result<(), String> {
-    let tools = mounts.tools();
+    let tools = fleet.tools();
     let Some(listed) = tools.iter().find(|t| t.name == exposed) else {
         // No such tool: the call fails as such, with nothing to approve.
         return Ok(());

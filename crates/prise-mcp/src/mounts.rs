@@ -342,6 +342,16 @@ impl Mounts {
         mount.read_resource(uri).await
     }
 
+    /// Whether a resource template of a server here fits `uri`.
+    pub fn has_template_for(&self, uri: &str) -> bool {
+        self.mounts.iter().any(|m| {
+            m.catalog()
+                .templates
+                .iter()
+                .any(|t| UriTemplate::parse(&t.uri_template).matches(uri))
+        })
+    }
+
     /// The server [`Mounts::read_resource`] reads `uri` from when no server is named.
     pub fn server_of_resource(&self, uri: &str) -> Result<String, CallError> {
         self.resource_owner(uri).map(|m| m.name().to_owned())

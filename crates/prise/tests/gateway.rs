@@ -627,3 +627,51 @@ fn profiles_and_tokens_limited_to_them() {
         "{stderr}"
     );
 }
+
+/// A server slow to start holds nothing back: the gateway answers at once, a listing
+/// waits for the slow one only so long (`LIST_WAIT`, 10 s) and shows the others, and
+/// the slow server's tools appear later, with list_changed.
+#[test]
+fn a_slow_server_joins_later_with_list_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {
+        // Up only after the listing has stopped waiting for it.
+        "bad": {
+            "command": "sh",
+            "args": ["-c", format!("sleep 12; exec python3 {} normal", common::bad_server().display())],
+            "timeout": {"startup": 60},
+        },
+        "time": {
+            "command": peers().join("venv/bin/mcp-server-time"),
+            "args": ["--local-timezone", "UTC"],
+        },
+    }});
+    let path = dir.path().join("gateway.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let out = Command::new(peers().join("venv/bin/python"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_late.py"))
+        .arg(prise_bin())
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(got["connected_s"].as_f64().unwrap() < 5.0, "{got}");
+    assert_eq!(
+        got["first"],
+        json!(["time__convert_time", "time__get_current_time"])
+    );
+    assert_eq!(got["time_works"], true);
+    assert!(
+        got["late"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("bad__echo")),
+        "{got}"
+    );
+    assert_eq!(got["late_echo"], "echo: late");
+}

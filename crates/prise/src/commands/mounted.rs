@@ -207,13 +207,13 @@ fn watch_starting(
 
 /// Prints the servers that failed to mount as warnings on stderr.
 pub fn report(mounts: Mounts) -> Mounts {
-    warn_of_failures(&mounts);
+    warn_of_failures(mounts.failures());
     mounts
 }
 
 /// Each server that could not be mounted, as a warning on stderr.
-pub fn warn_of_failures(mounts: &Mounts) {
-    for failure in mounts.failures() {
+pub fn warn_of_failures(failures: &[prise_mcp::MountError]) {
+    for failure in failures {
         eprintln!("warning: {}", revealed(&failure.to_string()));
         for line in failure_details(failure) {
             eprintln!("{line}");

@@ -88,8 +88,10 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
     if let Some(path) = &args.request_log {
         gateway = gateway.with_request_log(request_log(path)?);
     }
-    // What failed to mount is said once, as for every command; the rest is served.
-    warn_of_failures(gateway.mounts());
+    // What failed to mount is said once, as for every command, when it is known; the
+    // rest is served meanwhile.
+    let starting = gateway.clone();
+    tokio::spawn(async move { warn_of_failures(&starting.started().await) });
     let at_mcp = match served_at_mcp {
         Some(profile) => gateway.with_profile(profile),
         None => gateway.clone(),
