@@ -126,6 +126,15 @@ impl Config {
     }
 }
 
+/// Whether `name` may name a server or a profile: it prefixes tool names, which
+/// model APIs restrict, or ends a URL.
+fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 /// A JSON object's entries in file order, duplicates kept, values not yet parsed.
 pub(crate) struct Entries<'a>(pub Vec<(String, &'a RawValue)>);
 
@@ -267,11 +276,7 @@ impl<'a> Parser<'a> {
         let mut servers: Vec<Server> = Vec::with_capacity(entries.0.len());
         for (name, raw) in entries.0 {
             let at = self.key_offset(raw);
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            {
+            if !is_name(&name) {
                 return Err(self.error(
                     at,
                     format!("server name \"{name}\" may only contain letters, digits, '_' and '-'"),
@@ -356,11 +361,7 @@ impl<'a> Parser<'a> {
         let entries: Entries<'a> = self.value(raw, "profiles")?;
         for (name, raw) in entries.0 {
             let at = self.key_offset(raw);
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            {
+            if !is_name(&name) {
                 return Err(self.error(
                     at,
                     format!(

@@ -29,19 +29,29 @@ fn two_servers(dir: &Path) -> PathBuf {
     path
 }
 
-/// The Python SDK client fixture with `args`, its JSON report.
-fn python_client(args: &[&str]) -> Value {
+/// The Python SDK client fixture `script` (in tests/fixtures) with `args`: its JSON
+/// report.
+fn python<A: AsRef<std::ffi::OsStr>>(script: &str, args: &[A]) -> Value {
     let out = Command::new(peers().join("venv/bin/python"))
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_client.py"))
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(script),
+        )
         .args(args)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{args:?}: {}",
+        "{script}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The gateway client fixture with `args`.
+fn python_client(args: &[&str]) -> Value {
+    python("py_gateway_client.py", args)
 }
 
 /// What the Python client saw, checked: both servers' tools under their names, calls
@@ -242,20 +252,8 @@ fn the_gateways_approval_policy() {
     std::fs::write(&config, with_policy.to_string()).unwrap();
     let config = config.display().to_string();
     let prise = prise_bin().display().to_string();
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_approval.py");
     let run = |mode: &str, answer: &str| {
-        let out = Command::new(peers().join("venv/bin/python"))
-            .arg(&script)
-            .args([mode, answer, &prise, &config])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+        python("py_gateway_approval.py", &[mode, answer, &prise, &config])
     };
     for mode in ["legacy", "2026-07-28"] {
         let got = run(mode, "accept");
@@ -408,19 +406,10 @@ fn faults_of_an_upstream_through_the_gateway() {
     let config_path = dir.path().join("gateway.json");
     std::fs::write(&config_path, config.to_string()).unwrap();
     let state = dir.path().join("state");
-    let out = Command::new(peers().join("venv/bin/python"))
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_faults.py"))
-        .arg(prise_bin())
-        .arg(&config_path)
-        .arg(&state)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let got = python(
+        "py_gateway_faults.py",
+        &[prise_bin(), config_path, state.clone()],
     );
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["crash"]["isError"], true);
     let crash = got["crash"]["text"].as_str().unwrap();
     assert!(
@@ -648,18 +637,7 @@ fn a_slow_server_joins_later_with_list_changed() {
     }});
     let path = dir.path().join("gateway.json");
     std::fs::write(&path, config.to_string()).unwrap();
-    let out = Command::new(peers().join("venv/bin/python"))
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/py_gateway_late.py"))
-        .arg(prise_bin())
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got = python("py_gateway_late.py", &[prise_bin(), path]);
     assert!(got["connected_s"].as_f64().unwrap() < 5.0, "{got}");
     assert_eq!(
         got["first"],
