@@ -653,3 +653,37 @@ fn a_slow_server_joins_later_with_list_changed() {
     );
     assert_eq!(got["late_echo"], "echo: late");
 }
+
+/// The official TypeScript SDK client through the gateway over stdio, answering a
+/// server's question.
+#[test]
+fn typescript_sdk_client_through_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path());
+    let out = Command::new("node")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ts_gateway_client.mjs"))
+        .arg(peers().join("npm/node_modules/@modelcontextprotocol/sdk"))
+        .arg(prise_bin())
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = got["tools"].as_array().unwrap();
+    assert!(
+        tools.contains(&json!("everything__echo")) && tools.contains(&json!("time__convert_time"))
+    );
+    assert_eq!(got["echo"], "Echo: hi");
+    assert_eq!(
+        got["asked"],
+        json!(["Please provide inputs for the following fields:"])
+    );
+    assert!(
+        got["elicited"].as_str().unwrap().contains("- Name: Grace"),
+        "{got}"
+    );
+}
