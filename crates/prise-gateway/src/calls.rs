@@ -1,32 +1,40 @@
-//! Who is connected, and which client is calling which server: a question a server
-//! asks during a call goes to the client that made the call, and a change of what the
-//! servers offer goes to every client.
+//! Who is connected, and which client is calling which server: what a server asks of
+//! its client during a call (a question, a sampling request) goes to the client that
+//! made the call, and a change of what the servers offer goes to every client.
+
+// Sampling is deprecated by the 2026-07-28 revision (SEP-2577); dated-era servers and
+// clients still use it.
+#![allow(deprecated)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
-use rmcp::model::{ElicitRequestParams, ElicitationAction};
+use prise_mcp::sampling::{Sampler, SamplingFuture};
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitationAction,
+};
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-/// How the client of a call can be asked a question.
+/// How the client of a call can be asked something, and what it said it can answer.
 pub(crate) enum Asker {
-    /// A client of the dated era, asked with an `elicitation/create` request.
+    /// A client of the dated era, sent requests.
     Session(Peer<RoleServer>),
     /// A client of the 2026-07-28 revision, asked in rounds (see `rounds`).
-    Rounds(mpsc::UnboundedSender<Question>),
+    Rounds {
+        questions: mpsc::UnboundedSender<Question>,
+        elicitation: bool,
+        sampling: bool,
+    },
 }
 
-/// A server's question, waiting for the client's answer.
+/// A request of a server's, as an `inputRequests` entry (`{"method", "params"}`),
+/// waiting for the client's answer.
 pub(crate) struct Question {
-    /// The question.
-    pub message: String,
-    /// The form's JSON schema.
-    pub schema: Value,
-    /// Where the answer goes.
-    pub answer: oneshot::Sender<Elicitation>,
+    pub request: Value,
+    pub answer: oneshot::Sender<Value>,
 }
 
 /// The clients connected to the gateway and the calls they have under way.
@@ -57,13 +65,11 @@ impl Calls {
     }
 
     /// Notes that a call to `server` is under way, whose client `asker` asks, until
-    /// the guard is dropped; `None` when its client cannot be asked.
-    pub(crate) fn enter(self: &Arc<Self>, server: &str, asker: Option<Asker>) -> CallGuard {
+    /// the guard is dropped.
+    pub(crate) fn enter(self: &Arc<Self>, server: &str, asker: Asker) -> CallGuard {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let asker = asker.map(Arc::new);
-        if let Some(asker) = &asker {
-            lock(&self.under_way).push((id, server.to_owned(), asker.clone()));
-        }
+        let asker = Arc::new(asker);
+        lock(&self.under_way).push((id, server.to_owned(), asker.clone()));
         CallGuard {
             calls: self.clone(),
             id,
@@ -83,13 +89,16 @@ impl Calls {
         connected.clone()
     }
 
-    /// Who asks for the latest call under way to `server` whose client can be asked.
-    fn asker(&self, server: &str) -> Option<Arc<Asker>> {
+    /// Who asks for the latest call under way to `server` whose client can answer
+    /// `what`.
+    fn asker(&self, server: &str, what: Ask) -> Option<Arc<Asker>> {
         lock(&self.under_way)
             .iter()
             .rev()
-            .find(|(_, called, _)| called == server)
-            .map(|(_, _, asker)| asker.clone())
+            .filter(|(_, called, _)| called == server)
+            .map(|(_, _, asker)| asker)
+            .find(|asker| asker.can(what))
+            .cloned()
     }
 }
 
@@ -97,8 +106,8 @@ impl Calls {
 pub(crate) struct CallGuard {
     calls: Arc<Calls>,
     id: u64,
-    /// Who asks this call's client, if it can be asked.
-    pub asker: Option<Arc<Asker>>,
+    /// Who asks this call's client.
+    pub asker: Arc<Asker>,
 }
 
 impl Drop for CallGuard {
@@ -109,58 +118,156 @@ impl Drop for CallGuard {
 
 impl Elicitor for Calls {
     fn elicit(&self, server: &str, message: &str, schema: &Value) -> ElicitationFuture {
-        match self.asker(server) {
+        match self.asker(server, Ask::Elicitation) {
             Some(asker) => asker.ask(message, schema),
             None => self.fallback.elicit(server, message, schema),
         }
     }
 }
 
+impl Sampler for Calls {
+    fn create_message(&self, server: &str, request: CreateMessageRequestParams) -> SamplingFuture {
+        match self.asker(server, Ask::Sampling) {
+            Some(asker) => asker.sample(request),
+            None => Box::pin(std::future::ready(Err(
+                "no client of the gateway that is calling this server can answer sampling"
+                    .to_owned(),
+            ))),
+        }
+    }
+}
+
+/// What a server asks its client for.
+#[derive(Clone, Copy)]
+enum Ask {
+    Elicitation,
+    Sampling,
+}
+
 impl Asker {
+    /// Whether the client said it can answer `what`.
+    fn can(&self, what: Ask) -> bool {
+        match (self, what) {
+            (Asker::Session(client), what) => client.peer_info().is_some_and(|info| match what {
+                Ask::Elicitation => info.capabilities.elicitation.is_some(),
+                Ask::Sampling => info.capabilities.sampling.is_some(),
+            }),
+            (Asker::Rounds { elicitation, .. }, Ask::Elicitation) => *elicitation,
+            (Asker::Rounds { sampling, .. }, Ask::Sampling) => *sampling,
+        }
+    }
+
+    /// Whether the client can be asked a question (the approval policy asks).
+    pub(crate) fn can_elicit(&self) -> bool {
+        self.can(Ask::Elicitation)
+    }
+
     /// Asks the client `message`, with a form of `schema`.
     pub(crate) fn ask(&self, message: &str, schema: &Value) -> ElicitationFuture {
-        let client = match self {
-            Asker::Rounds(questions) => {
-                let (answer, answered) = oneshot::channel();
-                let question = Question {
-                    message: message.to_owned(),
-                    schema: schema.clone(),
-                    answer,
-                };
-                if questions.send(question).is_err() {
-                    return Box::pin(std::future::ready(Elicitation::Cancel));
-                }
-                // No answer (the client never came back): the question is dismissed.
-                return Box::pin(async move { answered.await.unwrap_or(Elicitation::Cancel) });
+        let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+        match self {
+            Asker::Rounds { questions, .. } => {
+                let answered = round(questions, "elicitation/create", params);
+                Box::pin(async move {
+                    answered
+                        .await
+                        .map(|a| elicitation(&a))
+                        .unwrap_or(Elicitation::Cancel)
+                })
             }
-            Asker::Session(client) => client.clone(),
-        };
-        let request = json!({"mode": "form", "message": message, "requestedSchema": schema});
-        Box::pin(async move {
-            let request: ElicitRequestParams = match serde_json::from_value(request) {
-                Ok(request) => request,
-                Err(e) => {
-                    tracing::warn!("a question that cannot be passed on to the client: {e}");
-                    return Elicitation::Decline;
-                }
-            };
-            match client.create_elicitation(request).await {
-                Ok(answer) => match answer.action {
-                    ElicitationAction::Accept => Elicitation::Accept(
-                        answer
-                            .content
-                            .and_then(|c| c.as_object().cloned())
-                            .unwrap_or_default(),
-                    ),
-                    ElicitationAction::Decline => Elicitation::Decline,
-                    _ => Elicitation::Cancel,
-                },
-                Err(e) => {
-                    tracing::warn!("the client did not answer the question: {e}");
-                    Elicitation::Cancel
-                }
+            Asker::Session(client) => {
+                let client = client.clone();
+                Box::pin(async move {
+                    let request: ElicitRequestParams = match serde_json::from_value(params) {
+                        Ok(request) => request,
+                        Err(e) => {
+                            tracing::warn!(
+                                "a question that cannot be passed on to the client: {e}"
+                            );
+                            return Elicitation::Decline;
+                        }
+                    };
+                    match client.create_elicitation(request).await {
+                        Ok(answer) => match answer.action {
+                            ElicitationAction::Accept => Elicitation::Accept(
+                                answer
+                                    .content
+                                    .and_then(|c| c.as_object().cloned())
+                                    .unwrap_or_default(),
+                            ),
+                            ElicitationAction::Decline => Elicitation::Decline,
+                            _ => Elicitation::Cancel,
+                        },
+                        Err(e) => {
+                            tracing::warn!("the client did not answer the question: {e}");
+                            Elicitation::Cancel
+                        }
+                    }
+                })
             }
+        }
+    }
+
+    /// Has the client's model answer a server's sampling request.
+    fn sample(&self, request: CreateMessageRequestParams) -> SamplingFuture {
+        match self {
+            Asker::Rounds { questions, .. } => {
+                let params = serde_json::to_value(&request).unwrap_or_default();
+                let answered = round(questions, "sampling/createMessage", params);
+                Box::pin(async move {
+                    let answer = answered
+                        .await
+                        .ok_or("the client did not come back with the model's answer")?;
+                    serde_json::from_value::<CreateMessageResult>(answer)
+                        .map_err(|e| format!("the client's answer is not a sampling result: {e}"))
+                })
+            }
+            Asker::Session(client) => {
+                let client = client.clone();
+                Box::pin(async move {
+                    client
+                        .create_message(request)
+                        .await
+                        .map_err(|e| format!("the client did not answer the sampling request: {e}"))
+                })
+            }
+        }
+    }
+}
+
+/// Puts a request to a 2026-07-28 client's next round; its answer, if it comes.
+fn round(
+    questions: &mpsc::UnboundedSender<Question>,
+    method: &str,
+    params: Value,
+) -> impl Future<Output = Option<Value>> + Send + 'static {
+    let (answer, answered) = oneshot::channel();
+    let sent = questions
+        .send(Question {
+            request: json!({"method": method, "params": params}),
+            answer,
         })
+        .is_ok();
+    async move {
+        if !sent {
+            return None;
+        }
+        answered.await.ok()
+    }
+}
+
+/// The client's answer to a form, as the server is told it.
+fn elicitation(answer: &Value) -> Elicitation {
+    match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => Elicitation::Accept(
+            answer
+                .get("content")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        ),
+        Some("decline") => Elicitation::Decline,
+        _ => Elicitation::Cancel,
     }
 }
 

@@ -7,10 +7,10 @@ use std::time::Instant;
 use prise_mcp::progress::{CallNews, watch};
 use prise_mcp::{CallError, MountEvent};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock,
+    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -87,9 +87,7 @@ impl ServerHandler for Gateway {
                 None,
             ));
         }
-        let can_ask = context
-            .client_capabilities()
-            .is_some_and(|c| c.elicitation.is_some());
+        let capabilities = context.client_capabilities().unwrap_or_default();
         let rounds = context
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
@@ -98,8 +96,9 @@ impl ServerHandler for Gateway {
         let answered = async {
             if !rounds {
                 let server = self.fleet.server_of_tool(&request.name).unwrap_or_default();
-                let asker = can_ask.then(|| Asker::Session(context.peer.clone()));
-                let call = self.calls.enter(&server, asker);
+                let call = self
+                    .calls
+                    .enter(&server, Asker::Session(context.peer.clone()));
                 let call = self.call(request.name.to_string(), request.arguments, call);
                 let result = match context.meta.get_progress_token() {
                     Some(token) => with_progress(call, &context, token).await,
@@ -109,7 +108,7 @@ impl ServerHandler for Gateway {
             }
             let running = match request.request_state.as_deref() {
                 Some(state) => self.rounds.resume(state, request.input_responses)?,
-                None => self.start_call(request.name.to_string(), request.arguments, can_ask),
+                None => self.start_call(request.name.to_string(), request.arguments, &capabilities),
             };
             match self.rounds.next(running).await {
                 Round::Done(result) => finished(result),
@@ -323,15 +322,26 @@ impl Gateway {
     }
     /// Starts a call for a 2026-07-28 client in the background, where the questions
     /// its server asks can wait for the client's next round.
-    fn start_call(&self, tool: String, arguments: Option<JsonObject>, can_ask: bool) -> Running {
-        let (asks, questions) = mpsc::unbounded_channel();
+    fn start_call(
+        &self,
+        tool: String,
+        arguments: Option<JsonObject>,
+        capabilities: &ClientCapabilities,
+    ) -> Running {
+        let (questions, asked) = mpsc::unbounded_channel();
         let server = self.fleet.server_of_tool(&tool).unwrap_or_default();
-        let guard = self
-            .calls
-            .enter(&server, can_ask.then(|| Asker::Rounds(asks)));
+        let asker = Asker::Rounds {
+            questions,
+            elicitation: capabilities.elicitation.is_some(),
+            sampling: capabilities.sampling.is_some(),
+        };
+        let guard = self.calls.enter(&server, asker);
         let gateway = self.clone();
         let call = tokio::spawn(async move { gateway.call(tool, arguments, guard).await });
-        Running { questions, call }
+        Running {
+            questions: asked,
+            call,
+        }
     }
 
     /// Calls `tool` if the approval policy lets it (asking the call's client when it
@@ -348,7 +358,7 @@ impl Gateway {
                 &self.fleet,
                 &tool,
                 arguments.as_ref(),
-                call.asker.as_deref(),
+                Some(call.asker.as_ref()).filter(|a| a.can_elicit()),
             )
             .await
         {

@@ -66,6 +66,7 @@ impl Gateway {
     pub async fn start(sources: Vec<Source>, mut options: MountOptions) -> Gateway {
         let calls = Arc::new(Calls::new(options.elicitor.clone()));
         options.elicitor = calls.clone();
+        options.sampler = Some(calls.clone());
         let fleet = fleet::Fleet::start(sources, options);
         handler::forward_list_changes(&fleet, &calls);
         Gateway {

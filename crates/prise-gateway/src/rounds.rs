@@ -12,7 +12,6 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use prise_mcp::CallError;
-use prise_mcp::elicit::Elicitation;
 use rmcp::model::{CallToolResult, ErrorData, InputRequiredResult, InputResponses};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -25,7 +24,7 @@ const WAIT_FOR_ANSWER: Duration = Duration::from_secs(600);
 /// Calls waiting for answers at most; past that, the oldest is given up.
 const MAX_WAITING: usize = 256;
 /// The key of the one question in a round's `inputRequests`.
-const QUESTION: &str = "elicitation";
+const QUESTION: &str = "request";
 
 /// A call running in the background on behalf of a 2026-07-28 client. Dropped
 /// before it ends (the client cancelled, or never came back with an answer), it is
@@ -44,7 +43,7 @@ impl Drop for Running {
 /// A call waiting for its client's answer (`running` is taken when it resumes).
 struct Waiting {
     running: Option<Running>,
-    answer: Option<oneshot::Sender<Elicitation>>,
+    answer: Option<oneshot::Sender<Value>>,
     since: Instant,
 }
 
@@ -71,11 +70,7 @@ impl Rounds {
             })),
             Some(question) = running.questions.recv() => {
                 let state = state();
-                let request = json!({
-                    "method": "elicitation/create",
-                    "params": {"mode": "form", "message": question.message, "requestedSchema": question.schema},
-                });
-                let input_requests = serde_json::from_value(json!({QUESTION: request})).ok();
+                let input_requests = serde_json::from_value(json!({QUESTION: question.request})).ok();
                 let waiting = Waiting {
                     running: Some(running),
                     answer: Some(question.answer),
@@ -101,12 +96,10 @@ impl Rounds {
                 None,
             ));
         };
-        let answer = responses
-            .as_ref()
-            .and_then(|r| r.get(QUESTION))
-            .map(elicitation)
-            .unwrap_or(Elicitation::Cancel);
-        if let Some(to) = waiting.answer.take() {
+        // No answer to the question: the server's request goes unanswered (a question
+        // counts as dismissed).
+        let answer = responses.as_ref().and_then(|r| r.get(QUESTION)).cloned();
+        if let (Some(to), Some(answer)) = (waiting.answer.take(), answer) {
             let _ = to.send(answer);
         }
         waiting
@@ -131,21 +124,6 @@ impl Rounds {
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// The client's answer to a form, as the server is told it.
-fn elicitation(answer: &Value) -> Elicitation {
-    match answer.get("action").and_then(Value::as_str) {
-        Some("accept") => Elicitation::Accept(
-            answer
-                .get("content")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
-        ),
-        Some("decline") => Elicitation::Decline,
-        _ => Elicitation::Cancel,
     }
 }
 

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion, Root,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode,
+    FormElicitationCapability, Implementation, ListRootsResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProtocolVersion, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -58,14 +59,14 @@ pub(crate) struct Client {
     pub server: Arc<str>,
     pub roots: Arc<[Root]>,
     pub elicitor: Arc<dyn Elicitor>,
+    pub sampler: Option<Arc<dyn crate::sampling::Sampler>>,
     pub shared: Arc<Shared>,
 }
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
-        // Sampling is not advertised: prise cannot route it to a model from here, and a
-        // capability that always fails is worse than none. Elicitation is: the elicitor
-        // always answers, if only to decline when nobody is there.
+        // Sampling only when someone can answer it (see `sampling`). Elicitation always:
+        // the elicitor answers, if only to decline when nobody is there.
         // Roots only when there are some to offer: a server told the client has roots
         // may replace its configured folders with them (see `roots`).
         let mut capabilities = ClientCapabilities::default();
@@ -74,6 +75,9 @@ impl ClientHandler for Client {
         }
         capabilities.elicitation =
             Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        if self.sampler.is_some() {
+            capabilities.sampling = Some(Default::default());
+        }
         // A long call may come back as a task, which prise follows to its result.
         crate::tasks::declare(&mut capabilities);
         // The version offered by `initialize`; `server/discover` negotiates its own.
@@ -89,6 +93,16 @@ impl ClientHandler for Client {
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         Ok(self.roots())
+    }
+
+    async fn create_message(
+        &self,
+        request: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.sample(request)
+            .await
+            .map_err(|why| ErrorData::new(ErrorCode::INVALID_REQUEST, why, None))
     }
 
     async fn create_elicitation(
@@ -178,6 +192,17 @@ impl Client {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
         ListRootsResult::new(self.roots.to_vec())
+    }
+
+    /// A server's sampling request, answered by the sampler when there is one.
+    pub async fn sample(
+        &self,
+        request: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, String> {
+        match &self.sampler {
+            Some(sampler) => sampler.create_message(&self.server, request).await,
+            None => Err("prise does not offer sampling to this server".to_owned()),
+        }
     }
 
     /// A server's question, answered by the elicitor (form mode; URL mode is

@@ -28,6 +28,7 @@ mod reauth;
 pub mod registry;
 mod roots;
 mod rounds;
+pub mod sampling;
 mod sse;
 mod supervise;
 pub mod tasks;

@@ -40,6 +40,8 @@ pub struct MountOptions {
     pub log_dir: Option<std::path::PathBuf>,
     /// Who answers servers' questions (elicitation).
     pub elicitor: Arc<dyn Elicitor>,
+    /// Who answers servers' sampling requests; `None` offers no sampling.
+    pub sampler: Option<Arc<dyn crate::sampling::Sampler>>,
     /// Where the protocol era of each server is remembered; `None` probes every time.
     pub eras: Option<EraCache>,
     /// Who signs in when a remote server asks for it while mounting; `None` reports
@@ -59,6 +61,7 @@ impl Default for MountOptions {
             roots: None,
             log_dir: state.as_ref().map(|dir| dir.join("logs")),
             elicitor: Arc::new(Decline),
+            sampler: None,
             eras: state
                 .as_ref()
                 .map(|dir| EraCache::at(dir.join("eras.json"))),
@@ -571,6 +574,7 @@ fn client_for(
         server: name.into(),
         roots: roots.into(),
         elicitor: options.elicitor.clone(),
+        sampler: options.sampler.clone(),
         shared: shared.clone(),
     }
 }

@@ -20,10 +20,12 @@ pub(crate) async fn answers(
     let mut responses = InputResponses::new();
     for (key, request) in requests {
         let value = match request {
-            InputRequest::Elicitation(request) => serde_json::to_value(client.elicit(request.params).await),
+            InputRequest::Elicitation(request) => {
+                serde_json::to_value(client.elicit(request.params).await)
+            }
             InputRequest::ListRoots(_) => serde_json::to_value(client.roots()),
-            InputRequest::CreateMessage(_) => {
-                return Err("the server asked prise's model to write (sampling), which prise does not offer".to_owned());
+            InputRequest::CreateMessage(request) => {
+                serde_json::to_value(client.sample(request.params).await?)
             }
             _ => return Err("the server asked for input of a kind prise does not know".to_owned()),
         }

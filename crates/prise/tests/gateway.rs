@@ -55,8 +55,8 @@ fn python_client(args: &[&str]) -> Value {
 }
 
 /// What the Python client saw, checked: both servers' tools under their names, calls
-/// and errors passed through, resources and prompts, and the server's question
-/// answered by the client, its answer back in the server's result.
+/// and errors passed through, resources and prompts, and the server's question and
+/// sampling request answered by the client, the answers back in the server's result.
 fn check(mode: &str, got: &Value) {
     let tools: Vec<&str> = got["tools"]
         .as_array()
@@ -114,6 +114,18 @@ fn check(mode: &str, got: &Value) {
     );
     let text = elicitation["text"].as_str().unwrap();
     assert!(text.contains("- Name: Ada"), "{mode}: {text}");
+    // A sampling request the same way, answered by the client's model.
+    let sampling = &got["sampling"];
+    assert_eq!(
+        sampling["sampled"],
+        json!(["Resource trigger-sampling-request context: write a haiku"]),
+        "{mode}"
+    );
+    let text = sampling["text"].as_str().unwrap();
+    assert!(
+        text.contains("a haiku, from the client's model"),
+        "{mode}: {text}"
+    );
 }
 
 #[test]
