@@ -92,8 +92,9 @@ impl ServerHandler for Gateway {
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
         // A client that cancels drops this future, and with it the call: its server is
-        // told to stop.
-        let answered = async {
+        // told to stop. On the heap: a call's future is large, too large for a worker
+        // thread's stack in a debug build.
+        let answered = Box::pin(async {
             if !rounds {
                 let server = self.fleet.server_of_tool(&request.name).unwrap_or_default();
                 let call = self
@@ -114,7 +115,7 @@ impl ServerHandler for Gateway {
                 Round::Done(result) => finished(result),
                 Round::Asked(asked) => Ok(asked.into()),
             }
-        };
+        });
         let started = Instant::now();
         let (answer, outcome) = tokio::select! {
             answer = answered => {
