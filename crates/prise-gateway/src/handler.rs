@@ -87,6 +87,16 @@ impl ServerHandler for Gateway {
                 None,
             ));
         }
+        let Some(_slot) = self.limits.take(&context) else {
+            return Err(ErrorData::new(
+                ErrorCode(TOO_MANY_CALLS),
+                format!(
+                    "this client has {} calls in flight through the gateway, as many as it may; wait for one to end",
+                    self.limits.max()
+                ),
+                None,
+            ));
+        };
         let capabilities = context.client_capabilities().unwrap_or_default();
         let rounds = context
             .protocol_version()
@@ -380,6 +390,10 @@ fn own(meta: &mut Option<MetaObject>) {
         *meta = None;
     }
 }
+
+/// The JSON-RPC error code of a call refused because its client has too many in
+/// flight (in the range for implementations).
+const TOO_MANY_CALLS: i32 = -32029;
 
 /// The `_meta` key that names the server that answered (2026-07-28).
 const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";

@@ -24,6 +24,7 @@
 mod calls;
 mod fleet;
 mod handler;
+mod limits;
 mod policy;
 mod request_log;
 mod rounds;
@@ -34,6 +35,7 @@ use prise_config::{Approval, Profile};
 use prise_mcp::{MountError, MountOptions, Source};
 
 pub use calls::Calls;
+pub use limits::DEFAULT_CALLS_PER_CLIENT;
 pub use request_log::RequestLog;
 
 /// What prise mounts, served as one MCP server. Cheap to clone: each downstream
@@ -49,6 +51,8 @@ pub struct Gateway {
     log: Option<Arc<RequestLog>>,
     /// The profile its clients see, when not everything.
     profile: Option<Arc<Profile>>,
+    /// Calls in flight per client.
+    limits: Arc<limits::Limits>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -76,6 +80,7 @@ impl Gateway {
             approval: None,
             log: None,
             profile: None,
+            limits: Arc::new(limits::Limits::new(DEFAULT_CALLS_PER_CLIENT)),
         }
     }
 
@@ -83,6 +88,12 @@ impl Gateway {
     /// its calls, `ask` asks the client that makes the call.
     pub fn with_approval(mut self, approval: Approval) -> Gateway {
         self.approval = Some(Arc::new(approval));
+        self
+    }
+
+    /// Lets each client have at most `max` calls in flight (a call beyond is refused).
+    pub fn with_calls_per_client(mut self, max: usize) -> Gateway {
+        self.limits = Arc::new(limits::Limits::new(max.max(1)));
         self
     }
 

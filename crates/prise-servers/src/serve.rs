@@ -44,6 +44,9 @@ pub struct HttpOptions {
     pub extra_hosts: Vec<String>,
     /// The largest request body accepted, in bytes; a larger one gets 413.
     pub max_request_size: usize,
+    /// Sessions (clients of the dated era) open at once at most, per path; a client
+    /// beginning one more gets 503. Idle sessions end after five minutes.
+    pub max_sessions: usize,
 }
 
 /// A bearer token a client may send.
@@ -61,6 +64,7 @@ impl Default for HttpOptions {
             tokens: Vec::new(),
             extra_hosts: Vec::new(),
             max_request_size: DEFAULT_MAX_REQUEST_SIZE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 }
@@ -68,6 +72,9 @@ impl Default for HttpOptions {
 /// The largest request body accepted by default: as large as the largest message
 /// prise accepts from a server.
 pub const DEFAULT_MAX_REQUEST_SIZE: usize = 16 * 1024 * 1024;
+
+/// Sessions open at once by default, per path.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 
 /// How long a client may take to send a request's headers.
 const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -136,24 +143,30 @@ where
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_cancellation_token(cancel.clone());
-    let services: HashMap<String, StreamableHttpService<S, LocalSessionManager>> = routes
+    type Route<S> = (
+        StreamableHttpService<S, LocalSessionManager>,
+        Arc<LocalSessionManager>,
+    );
+    let services: HashMap<String, Route<S>> = routes
         .into_iter()
         .map(|(path, server)| {
+            let sessions = Arc::new(LocalSessionManager::default());
             let service = StreamableHttpService::new(
                 move || Ok(server.clone()),
-                Arc::new(LocalSessionManager::default()),
+                sessions.clone(),
                 config.clone(),
             );
-            (path, service)
+            (path, (service, sessions))
         })
         .collect();
+    let max_sessions = options.max_sessions;
     let services = Arc::new(services);
     let tokens: Arc<[Token]> = options.tokens.into();
     let max_request_size = options.max_request_size;
 
     let accept = async {
         loop {
-            let (stream, _) = match listener.accept().await {
+            let (stream, peer) = match listener.accept().await {
                 Ok(conn) => conn,
                 Err(e) => {
                     // Out of descriptors and the like: wait rather than spin.
@@ -178,13 +191,35 @@ where
                             return Ok(plain(http::StatusCode::OK, "ok"));
                         }
                         let path = request.uri().path().to_owned();
-                        let Some(mcp) = services.get(&path) else {
+                        let Some((mcp, sessions)) = services.get(&path) else {
                             return Ok::<_, std::convert::Infallible>(plain(
                                 http::StatusCode::NOT_FOUND,
                                 "not found: the MCP endpoint is /mcp",
                             ));
                         };
                         let mut mcp = mcp.clone();
+                        // A POST without a session may begin one (initialize); at
+                        // 2026-07-28 (which says so in a header) there are none.
+                        let stateless = request
+                            .headers()
+                            .get("mcp-protocol-version")
+                            .and_then(|v| v.to_str().ok())
+                            .is_some_and(|v| v >= "2026-07-28");
+                        if request.method() == http::Method::POST
+                            && !stateless
+                            && !request.headers().contains_key("mcp-session-id")
+                            && sessions.sessions.read().await.len() >= max_sessions
+                        {
+                            let mut response = plain(
+                                http::StatusCode::SERVICE_UNAVAILABLE,
+                                "too many sessions open; try again later",
+                            );
+                            response.headers_mut().insert(
+                                http::header::RETRY_AFTER,
+                                http::HeaderValue::from_static("5"),
+                            );
+                            return Ok(response);
+                        }
                         if !tokens.is_empty() && !authorized(&request, &tokens, &path) {
                             let mut response = plain(
                                 http::StatusCode::UNAUTHORIZED,
@@ -208,8 +243,11 @@ where
                             ));
                         }
                         // A body sent without a length is cut at the limit as it comes.
-                        let request = request
+                        let mut request = request
                             .map(|body| http_body_util::Limited::new(body, max_request_size));
+                        // Where it came from, for a server that accounts per client: rmcp
+                        // hands the extensions on (in `http::request::Parts`).
+                        request.extensions_mut().insert(peer);
                         Ok(tower_call(&mut mcp, request).await)
                     }
                 });

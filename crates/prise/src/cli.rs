@@ -464,6 +464,9 @@ pub struct ServeTransportArgs {
     /// Also accept this name in the Host header (loopback names always are).
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allow_host: Vec<String>,
+    /// Sessions (dated-era clients) open at once at most; one more gets 503.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = prise_servers::serve::DEFAULT_MAX_SESSIONS)]
+    pub max_sessions: usize,
     /// Print the configuration snippet that mounts this server in a client, and exit.
     #[arg(long, value_name = "CLIENT")]
     pub print_config: Option<Client>,
@@ -478,6 +481,9 @@ pub struct ServeGatewayArgs {
     /// name, ms, outcome) to this file, appended; `-` for stderr.
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
+    /// Calls one client may have in flight at once; one more is refused.
+    #[arg(long, value_name = "N", default_value_t = prise_gateway::DEFAULT_CALLS_PER_CLIENT)]
+    pub max_calls_per_client: usize,
     /// Serve this profile of the configuration's "profiles" (over stdio, or at /mcp);
     /// over HTTP every profile is also served at /mcp/PROFILE.
     #[arg(long, value_name = "NAME")]

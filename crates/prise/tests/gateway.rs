@@ -699,3 +699,77 @@ fn typescript_sdk_client_through_the_gateway() {
         "{got}"
     );
 }
+
+/// Limits over HTTP: a client may have so many calls in flight (one more is refused,
+/// in words), and so many sessions may be open (one more gets 503, while stateless
+/// 2026-07-28 requests go on).
+#[test]
+fn calls_per_client_and_sessions_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {"bad": {"command": "python3", "args": [common::bad_server(), "normal"]}}});
+    let path = dir.path().join("gateway.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let path = path.display().to_string();
+    let gateway = HttpServer::start(
+        &[
+            "--config",
+            &path,
+            "serve",
+            "gateway",
+            "--max-calls-per-client",
+            "1",
+            "--max-sessions",
+            "1",
+        ],
+        &[],
+    );
+    for mode in ["legacy", "2026-07-28"] {
+        let ended = python("py_gateway_parallel.py", &[mode, gateway.url.as_str()]);
+        let ended = ended.as_array().unwrap();
+        assert!(ended.contains(&json!("ok")), "{mode}: {ended:?}");
+        let refused = ended
+            .iter()
+            .find(|e| e.is_object())
+            .unwrap_or_else(|| panic!("{mode}: {ended:?}"));
+        assert_eq!(refused["code"], -32029, "{mode}");
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap()
+                .contains("1 calls in flight through the gateway, as many as it may"),
+            "{mode}: {refused}"
+        );
+    }
+    // One session open (by curl, which keeps it), a second refused.
+    let post = |extra: &[&str], body: &str| {
+        let out = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST"])
+            .args([
+                "-H",
+                "Content-Type: application/json",
+                "-H",
+                "Accept: application/json, text/event-stream",
+            ])
+            .args(extra)
+            .args(["--data", body, &gateway.url])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    assert_eq!(post(&[], initialize), "200");
+    assert_eq!(post(&[], initialize), "503");
+    let discover = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    assert_eq!(
+        post(
+            &[
+                "-H",
+                "MCP-Protocol-Version: 2026-07-28",
+                "-H",
+                "Mcp-Method: server/discover"
+            ],
+            discover
+        ),
+        "200"
+    );
+}

@@ -85,6 +85,7 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
     if let Some(approval) = approval {
         gateway = gateway.with_approval(approval);
     }
+    gateway = gateway.with_calls_per_client(args.max_calls_per_client);
     if let Some(path) = &args.request_log {
         gateway = gateway.with_request_log(request_log(path)?);
     }
@@ -194,6 +195,7 @@ where
     let options = prise_servers::serve::HttpOptions {
         tokens,
         extra_hosts: transport.allow_host.clone(),
+        max_sessions: transport.max_sessions,
         ..Default::default()
     };
     prise_servers::serve::http_routes(routes, listener, options, std::future::pending())
