@@ -773,3 +773,51 @@ fn calls_per_client_and_sessions_are_capped() {
         "200"
     );
 }
+
+/// 1,000 connections that send nothing: the gateway still answers a real client at
+/// once, its memory stays bounded, and it closes them once they have had their time
+/// to send a request (10 s for headers).
+#[test]
+fn a_thousand_idle_connections() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path()).display().to_string();
+    let gateway = HttpServer::start(&["--config", &config, "serve", "gateway"], &[]);
+    let rss = || {
+        std::fs::read_to_string(format!("/proc/{}/status", gateway.pid()))
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap()
+    };
+    let before = rss();
+    let address = gateway
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let idle: Vec<std::net::TcpStream> = (0..1000)
+        .map(|_| std::net::TcpStream::connect(&address).unwrap())
+        .collect();
+    let got = python_client(&["legacy", "http", &gateway.url]);
+    assert_eq!(got["echo"], "Echo: hi");
+    let with_idle = rss();
+    assert!(
+        with_idle < before + 64 * 1024,
+        "RSS {before} → {with_idle} KiB with 1,000 idle connections"
+    );
+    // Each is closed by the gateway (end of stream) once its time to send headers is up.
+    for mut stream in idle {
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut byte = [0u8; 1];
+        let read = stream.read(&mut byte);
+        assert!(
+            matches!(read, Ok(0))
+                || read.is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+            "an idle connection was left open"
+        );
+    }
+}

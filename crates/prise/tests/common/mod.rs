@@ -136,6 +136,11 @@ impl HttpServer {
 }
 
 impl HttpServer {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends `signal` (`-TERM`, `-INT`) and waits for the process to exit.
     pub fn signal(mut self, signal: &str) -> std::process::ExitStatus {
         let sent = std::process::Command::new("kill")
