@@ -65,11 +65,14 @@ impl ServerHandler for Gateway {
             })
             .map(|exposed| {
                 let mut tool = exposed.tool;
-                tool.name = exposed.name.into();
+                if !self.bare_names {
+                    tool.name = exposed.name.into();
+                }
                 tool
-            })
-            .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+            });
+        Ok(ListToolsResult::with_all_items(first_of_each(tools, |t| {
+            t.name.to_string()
+        })))
     }
 
     async fn call_tool(
@@ -77,6 +80,10 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let mut request = request;
+        if self.bare_names {
+            request.name = self.exposed_tool(&request.name).into();
+        }
         let server = self.fleet.server_of_tool(&request.name);
         if server
             .as_deref()
@@ -224,11 +231,15 @@ impl ServerHandler for Gateway {
             .filter(|exposed| self.shows(&exposed.server, &exposed.name))
             .map(|exposed| {
                 let mut prompt = exposed.prompt;
-                prompt.name = exposed.name;
+                if !self.bare_names {
+                    prompt.name = exposed.name;
+                }
                 prompt
-            })
-            .collect();
-        Ok(ListPromptsResult::with_all_items(prompts))
+            });
+        Ok(ListPromptsResult::with_all_items(first_of_each(
+            prompts,
+            |p| p.name.clone(),
+        )))
     }
 
     async fn get_prompt(
@@ -237,7 +248,12 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let started = Instant::now();
-        let answer = self.prompt(&request.name, request.arguments).await;
+        let name = if self.bare_names {
+            self.exposed_prompt(&request.name)
+        } else {
+            request.name.clone()
+        };
+        let answer = self.prompt(&name, request.arguments).await;
         let outcome = if answer.is_ok() { "ok" } else { "failed" };
         self.log(
             &context,
@@ -311,6 +327,27 @@ impl Gateway {
         }
     }
 
+    /// The exposed name of the tool a client names by its server's own name: the
+    /// first server's that has it (as listed); unchanged when none has.
+    fn exposed_tool(&self, bare: &str) -> String {
+        self.fleet
+            .tools()
+            .into_iter()
+            .find(|t| t.tool.name == bare)
+            .map(|t| t.name)
+            .unwrap_or_else(|| bare.to_owned())
+    }
+
+    /// [`Gateway::exposed_tool`] for prompts.
+    fn exposed_prompt(&self, bare: &str) -> String {
+        self.fleet
+            .prompts()
+            .into_iter()
+            .find(|p| p.prompt.name == bare)
+            .map(|p| p.name)
+            .unwrap_or_else(|| bare.to_owned())
+    }
+
     /// Logs a forwarded request, when there is a log.
     fn log(
         &self,
@@ -377,6 +414,12 @@ impl Gateway {
         }
         self.fleet.call_tool(&tool, arguments).await
     }
+}
+
+/// The first of each name (a name two servers share, under bare names).
+fn first_of_each<T>(items: impl Iterator<Item = T>, name: impl Fn(&T) -> String) -> Vec<T> {
+    let mut seen = HashSet::new();
+    items.filter(|item| seen.insert(name(item))).collect()
 }
 
 /// A server's result made the gateway's: what says who answered (the server's name

@@ -53,6 +53,8 @@ pub struct Gateway {
     profile: Option<Arc<Profile>>,
     /// Calls in flight per client.
     limits: Arc<limits::Limits>,
+    /// Tools and prompts under their servers' own names, not `server__name`.
+    bare_names: bool,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -81,6 +83,7 @@ impl Gateway {
             log: None,
             profile: None,
             limits: Arc::new(limits::Limits::new(DEFAULT_CALLS_PER_CLIENT)),
+            bare_names: false,
         }
     }
 
@@ -88,6 +91,14 @@ impl Gateway {
     /// its calls, `ask` asks the client that makes the call.
     pub fn with_approval(mut self, approval: Approval) -> Gateway {
         self.approval = Some(Arc::new(approval));
+        self
+    }
+
+    /// Serves tools and prompts under their servers' own names (`echo`, not
+    /// `everything__echo`), as a proxy of one server would: a name two servers share
+    /// is served from the first of them in the configuration.
+    pub fn with_bare_names(mut self) -> Gateway {
+        self.bare_names = true;
         self
     }
 

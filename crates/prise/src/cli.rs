@@ -481,6 +481,11 @@ pub struct ServeGatewayArgs {
     /// name, ms, outcome) to this file, appended; `-` for stderr.
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
+    /// Serve tools and prompts under their servers' own names (echo, not
+    /// everything__echo), as a proxy of one server; a name two servers share is
+    /// served from the first.
+    #[arg(long)]
+    pub bare_names: bool,
     /// Calls one client may have in flight at once; one more is refused.
     #[arg(long, value_name = "N", default_value_t = prise_gateway::DEFAULT_CALLS_PER_CLIENT)]
     pub max_calls_per_client: usize,

@@ -821,3 +821,61 @@ fn a_thousand_idle_connections() {
         );
     }
 }
+
+/// `--bare-names`: the servers' own names, as a proxy of one server would serve them.
+#[test]
+fn bare_names() {
+    let home = tempfile::tempdir().unwrap();
+    let config = two_servers(home.path()).display().to_string();
+    let gateway = format!(
+        "gw={} --config {config} serve gateway --bare-names",
+        prise_bin().display()
+    );
+    let out = common::prise(home.path())
+        .args(["--with", &gateway, "tools", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = listed.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"gw__echo") && names.contains(&"gw__get_current_time"),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.contains("everything__")),
+        "{names:?}"
+    );
+    let out = common::prise(home.path())
+        .args([
+            "--with",
+            &gateway,
+            "call",
+            "gw__echo",
+            r#"{"message": "bare"}"#,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Echo: bare\n");
+    let out = common::prise(home.path())
+        .args(["--with", &gateway, "prompt", "gw__simple-prompt"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("This is a simple prompt without arguments.")
+    );
+}

@@ -86,6 +86,9 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
         gateway = gateway.with_approval(approval);
     }
     gateway = gateway.with_calls_per_client(args.max_calls_per_client);
+    if args.bare_names {
+        gateway = gateway.with_bare_names();
+    }
     if let Some(path) = &args.request_log {
         gateway = gateway.with_request_log(request_log(path)?);
     }
