@@ -11,7 +11,8 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use prise_mcp::model::{
-    CallToolResult, GetPromptResult, JsonObject, ReadResourceResult, Resource, ResourceTemplate,
+    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, JsonObject,
+    ReadResourceResult, Resource, ResourceTemplate,
 };
 use prise_mcp::{
     CallError, ExposedPrompt, ExposedTool, MountError, MountEvent, MountOptions, Mounts, Source,
@@ -189,6 +190,23 @@ impl Fleet {
             Some(part) => part.get_prompt(exposed, arguments).await,
             None => Err(CallError::NotFound(format!("no prompt named {exposed}"))),
         }
+    }
+
+    /// Completes an argument of a prompt (by its exposed name) or a resource template,
+    /// asked of the server that has it.
+    pub async fn complete(
+        &self,
+        request: CompleteRequestParams,
+    ) -> Result<CompleteResult, CallError> {
+        for part in self.parts() {
+            match part.complete(request.clone()).await {
+                Err(CallError::NotFound(_)) => continue,
+                answered => return answered,
+            }
+        }
+        Err(CallError::NotFound(
+            "no server has the prompt or resource template to complete".to_owned(),
+        ))
     }
 
     /// The server a resource is read from: the first that lists it, else the one

@@ -7,11 +7,13 @@ use std::time::Instant;
 use prise_mcp::progress::{CallNews, watch};
 use prise_mcp::{CallError, MountEvent};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock,
-    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    MetaObject, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
+    CompleteRequestParams, CompleteResult, ContentBlock, ErrorCode, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -33,6 +35,7 @@ impl ServerHandler for Gateway {
             .enable_resources_list_changed()
             .enable_prompts()
             .enable_prompts_list_changed()
+            .enable_completions()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(
@@ -216,6 +219,39 @@ impl ServerHandler for Gateway {
             outcome,
         );
         answer
+    }
+
+    async fn complete(
+        &self,
+        mut request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if let Reference::Prompt(prompt) = &mut request.r#ref {
+            if self.bare_names {
+                prompt.name = self.exposed_prompt(&prompt.name);
+            }
+            let shown = self
+                .fleet
+                .prompts()
+                .iter()
+                .any(|p| p.name == prompt.name && self.shows(&p.server, &prompt.name));
+            if !shown {
+                return Err(ErrorData::invalid_params(
+                    format!("no prompt named {}", prompt.name),
+                    None,
+                ));
+            }
+        }
+        match self.fleet.complete(request).await {
+            Ok(mut result) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                Ok(result)
+            }
+            Err(error @ CallError::NotFound(_)) => {
+                Err(ErrorData::invalid_params(error.to_string(), None))
+            }
+            Err(error) => Err(protocol_error(error)),
+        }
     }
 
     async fn list_prompts(

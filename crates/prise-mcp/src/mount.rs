@@ -365,6 +365,19 @@ impl Mount {
         }
     }
 
+    /// Asks the server to complete an argument of a prompt or a resource template
+    /// (`request` names them as the server does).
+    pub async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+    ) -> Result<rmcp::model::CompleteResult, CallError> {
+        let request = ClientRequest::CompleteRequest(rmcp::model::Request::new(request));
+        match self.request(request, "completion/complete").await? {
+            ServerResult::CompleteResult(result) => Ok(result),
+            other => Err(self.unexpected("completion/complete", &other)),
+        }
+    }
+
     /// Sends a request and follows it through the server's `input_required` rounds
     /// (see `rounds`) to its result.
     async fn request(

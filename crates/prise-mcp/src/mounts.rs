@@ -322,6 +322,48 @@ impl Mounts {
         mount.get_prompt(&name, arguments).await
     }
 
+    /// Completes an argument: of a prompt by its exposed name (`server__prompt`), or
+    /// of a resource template, asked of the server that has it.
+    pub async fn complete(
+        &self,
+        mut request: rmcp::model::CompleteRequestParams,
+    ) -> Result<rmcp::model::CompleteResult, CallError> {
+        use rmcp::model::Reference;
+        let mount = match &mut request.r#ref {
+            Reference::Prompt(prompt) => {
+                let Some((mount, name)) = self.route(&prompt.name, |r| &r.prompts) else {
+                    return Err(CallError::NotFound(format!(
+                        "no prompt named {}; `prise prompts` lists them",
+                        prompt.name
+                    )));
+                };
+                prompt.name = name;
+                mount
+            }
+            Reference::Resource(template) => self
+                .mounts
+                .iter()
+                .find(|m| {
+                    m.catalog()
+                        .templates
+                        .iter()
+                        .any(|t| t.uri_template == template.uri)
+                })
+                .ok_or_else(|| {
+                    CallError::NotFound(format!(
+                        "no server has the resource template {}",
+                        template.uri
+                    ))
+                })?,
+            _ => {
+                return Err(CallError::NotFound(
+                    "a completion of a kind prise does not know".to_owned(),
+                ));
+            }
+        };
+        mount.complete(request).await
+    }
+
     /// Reads a resource: from `server` when one is named; else from the server that
     /// lists the URI, else from the one server with a resource template the URI fits,
     /// else from the only server that has resources at all (some accept URIs they do

@@ -93,6 +93,8 @@ fn check(mode: &str, got: &Value) {
         got["prompt"],
         json!(["This is a simple prompt without arguments."])
     );
+    // Completion of a prompt's argument, asked of its server by the bare name.
+    assert_eq!(got["completion"], json!(["Grace"]), "{mode}");
     if mode == "legacy" {
         // The server's progress, with the client's token. The gateway sends all three
         // before the result; the Python client may drop the last one, which races
