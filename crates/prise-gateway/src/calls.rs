@@ -2,8 +2,8 @@
 //! its client during a call (a question, a sampling request) goes to the client that
 //! made the call, and a change of what the servers offer goes to every client.
 
-// Sampling is deprecated by the 2026-07-28 revision (SEP-2577); dated-era servers and
-// clients still use it.
+// Sampling and logging are deprecated by the 2026-07-28 revision (SEP-2577);
+// dated-era servers and clients still use them.
 #![allow(deprecated)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,6 +13,7 @@ use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
 use prise_mcp::sampling::{Sampler, SamplingFuture};
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitationAction,
+    LoggingLevel,
 };
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
@@ -46,6 +47,9 @@ pub struct Calls {
     next: AtomicU64,
     /// Clients of the dated era, which can be told of changes.
     connected: Mutex<Vec<Peer<RoleServer>>>,
+    /// The least severe log message passed on to clients (`logging/setLevel`, for all
+    /// of them); every one when unset.
+    log_level: Mutex<Option<LoggingLevel>>,
 }
 
 impl std::fmt::Debug for Calls {
@@ -61,7 +65,18 @@ impl Calls {
             under_way: Mutex::default(),
             next: AtomicU64::new(0),
             connected: Mutex::default(),
+            log_level: Mutex::default(),
         }
+    }
+
+    /// Sets the least severe log message passed on.
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *lock(&self.log_level) = Some(level);
+    }
+
+    /// Whether a log message of `level` is passed on.
+    pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
+        lock(&self.log_level).is_none_or(|least| severity(level) >= severity(least))
     }
 
     /// Notes that a call to `server` is under way, whose client `asker` asks, until
@@ -268,6 +283,20 @@ fn elicitation(answer: &Value) -> Elicitation {
         ),
         Some("decline") => Elicitation::Decline,
         _ => Elicitation::Cancel,
+    }
+}
+
+/// How severe a log level is, from 0 (debug) to 7 (emergency).
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
     }
 }
 

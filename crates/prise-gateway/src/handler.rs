@@ -1,5 +1,9 @@
 //! The MCP requests a client sends the gateway, each answered from the mounts.
 
+// Logging is deprecated by the 2026-07-28 revision (SEP-2577); dated-era servers and
+// clients still use it.
+#![allow(deprecated)]
+
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,7 +17,7 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType, ServerCapabilities,
-    ServerConfig,
+    ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -36,6 +40,7 @@ impl ServerHandler for Gateway {
             .enable_prompts()
             .enable_prompts_list_changed()
             .enable_completions()
+            .enable_logging()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(
@@ -252,6 +257,15 @@ impl ServerHandler for Gateway {
             }
             Err(error) => Err(protocol_error(error)),
         }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.calls.set_log_level(request.level);
+        Ok(())
     }
 
     async fn list_prompts(
@@ -559,9 +573,10 @@ fn instructions(fleet: &Fleet) -> String {
     text
 }
 
-/// Tells every connected client when what a server offers changed (it said so, or it
-/// was started again and re-listed).
-pub(crate) fn forward_list_changes(fleet: &Fleet, calls: &Arc<Calls>) {
+/// Tells every connected client (of the dated era) when what a server offers changed
+/// (it said so, or it was started again or joined late), and passes on the servers'
+/// log messages at or above the level clients set, each under its server's name.
+pub(crate) fn forward_events(fleet: &Fleet, calls: &Arc<Calls>) {
     let mut events = fleet.subscribe();
     let calls = calls.clone();
     tokio::spawn(async move {
@@ -572,6 +587,21 @@ pub(crate) fn forward_list_changes(fleet: &Fleet, calls: &Arc<Calls>) {
                 // Events were missed: any list may have changed.
                 Ok(MountEvent::Ready { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
                     ALL.to_vec()
+                }
+                Ok(MountEvent::Log {
+                    server,
+                    mut message,
+                }) => {
+                    if calls.logs(message.level) {
+                        message.logger = Some(match message.logger.take() {
+                            Some(logger) => format!("{server}/{logger}"),
+                            None => server,
+                        });
+                        for client in calls.clients() {
+                            let _ = client.notify_logging_message(message.clone()).await;
+                        }
+                    }
+                    continue;
                 }
                 Ok(_) => continue,
                 Err(broadcast::error::RecvError::Closed) => return,

@@ -74,7 +74,7 @@ impl Gateway {
         options.elicitor = calls.clone();
         options.sampler = Some(calls.clone());
         let fleet = fleet::Fleet::start(sources, options);
-        handler::forward_list_changes(&fleet, &calls);
+        handler::forward_events(&fleet, &calls);
         Gateway {
             fleet,
             calls,

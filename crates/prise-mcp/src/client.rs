@@ -180,6 +180,10 @@ impl ClientHandler for Client {
         _context: NotificationContext<RoleClient>,
     ) {
         tracing::debug!(server = %self.server, level = ?params.level, "log: {}", params.data);
+        let _ = self.shared.events.send(MountEvent::Log {
+            server: self.server.to_string(),
+            message: params,
+        });
     }
 }
 

@@ -1,5 +1,9 @@
 //! What mounts report as they go.
 
+// Logging is deprecated by the 2026-07-28 revision (SEP-2577); dated-era servers
+// still send log messages.
+#![allow(deprecated)]
+
 use std::time::Duration;
 
 /// Something that happened on a mounted server.
@@ -47,6 +51,13 @@ pub enum MountEvent {
         total: Option<f64>,
         /// A message for people.
         message: Option<String>,
+    },
+    /// A server sent a log message (`notifications/message`).
+    Log {
+        /// The server.
+        server: String,
+        /// The message as it sent it.
+        message: rmcp::model::LoggingMessageNotificationParam,
     },
     /// A tool call that the server made a task of changed status (see the
     /// `io.modelcontextprotocol/tasks` extension).

@@ -881,3 +881,16 @@ fn bare_names() {
         String::from_utf8_lossy(&out.stdout).contains("This is a simple prompt without arguments.")
     );
 }
+
+/// A server's log messages reach the connected clients, under its name.
+#[test]
+fn log_messages_pass_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path());
+    let got = python("py_gateway_logs.py", &[prise_bin(), config]);
+    assert!(
+        got["logger"].as_str().unwrap().starts_with("everything"),
+        "{got}"
+    );
+    assert!(got["level"].is_string(), "{got}");
+}
