@@ -1,10 +1,15 @@
 //! The gateway: what prise mounts, served as one MCP server to other clients.
 //!
-//! A [`Gateway`] is an rmcp `ServerHandler` over a set of [`Mounts`]: tools and prompts
-//! under the names `prise tools` shows (`server__tool`), resources and templates under
-//! the URIs their servers give, each request routed to the server it names, and the
-//! questions a server asks during a call (elicitation) handed to the client that made
-//! that call. How it is transported (stdio, Streamable HTTP) is the caller's business.
+//! A [`Gateway`] is an rmcp `ServerHandler` over the configured servers, each mounted
+//! with prise-mcp on its own (`fleet`): tools and prompts under the names `prise tools`
+//! shows (`server__tool`), resources and templates under the URIs their servers give,
+//! each request routed to the server it names (`handler`). What a server asks of its
+//! client during a call (a question, a sampling request) goes to the client that made
+//! the call, as a request in the dated era or as `input_required` rounds at 2026-07-28
+//! (`calls`, `rounds`); progress goes to that client too, list changes and log
+//! messages to every client. The configuration's approval policy (`policy`),
+//! profiles, per-client limits (`limits`) and a request log (`request_log`) sit on
+//! the way. How it is transported (stdio, Streamable HTTP) is the caller's business.
 //!
 //! It owns the server side of the forwarding and nothing else: mounting is prise-mcp's,
 //! and it must not know about language models or the command line.
