@@ -40,6 +40,7 @@ use prise_config::{Approval, Profile};
 use prise_mcp::{MountError, MountOptions, Source};
 
 pub use calls::Calls;
+pub use fleet::LIST_WAIT;
 pub use limits::DEFAULT_CALLS_PER_CLIENT;
 pub use request_log::RequestLog;
 
@@ -70,7 +71,7 @@ impl std::fmt::Debug for Gateway {
 
 impl Gateway {
     /// Starts mounting `sources` and makes a gateway of them, at once: each server
-    /// joins when it is up (see [`fleet::LIST_WAIT`] for how long listings wait).
+    /// joins when it is up (see [`LIST_WAIT`] for how long listings wait).
     /// Questions the servers ask during a call go to the client that made it;
     /// `options.elicitor` answers the others (asked while no call of that server is
     /// under way).
