@@ -284,3 +284,131 @@ fn only_a_late_reconnection_is_forgiven() {
     let dir = tempfile::tempdir().unwrap();
     assert!(!only_late_under_load(&other, dir.path()));
 }
+
+/// A process killed when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The scenarios a suite run passed and those it failed, from its summary lines
+/// (`✓ name: ...`, `✗ name: ...`).
+fn verdicts(output: &str) -> (Vec<String>, Vec<String>) {
+    let mut passed = Vec::new();
+    let mut failed = Vec::new();
+    for line in output.lines().map(str::trim) {
+        let (list, rest) = if let Some(rest) = line.strip_prefix("✓ ") {
+            (&mut passed, rest)
+        } else if let Some(rest) = line.strip_prefix("✗ ") {
+            (&mut failed, rest)
+        } else {
+            continue;
+        };
+        if let Some((name, _)) = rest.split_once(':') {
+            list.push(name.to_owned());
+        }
+    }
+    (passed, failed)
+}
+
+/// Every server scenario (of both releases, at 2025-11-25) against a server with the
+/// scenarios' fixtures (`fixtures/scenario_server.py`, on the official Python SDK),
+/// directly and through `prise serve gateway --bare-names`: each scenario that passes
+/// directly passes through the gateway.
+#[test]
+fn server_scenarios_through_the_gateway() {
+    let python = peers().join("venv/bin/python");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenario_server.py");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _direct = Killed(
+        Command::new(&python)
+            .arg(&fixture)
+            .args(["http", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fixture server did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let direct_url = format!("http://127.0.0.1:{port}/mcp");
+
+    // The scenarios test the dated era: the gateway speaks it with the fixture too.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gateway.json");
+    let servers = serde_json::json!({"mcpServers": {"fixture": {
+        "command": python, "args": [fixture, "stdio"], "protocol": "legacy",
+    }}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let mut gateway = Command::new(prise_bin())
+        .arg("--config")
+        .arg(&config)
+        .args(["serve", "gateway", "--bare-names", "--http", "127.0.0.1:0"])
+        .env("PRISE_STATE_DIR", dir.path().join("state"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(gateway.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let _gateway = Killed(gateway);
+    let gateway_url = url.trim().to_owned();
+
+    let mut lost = Vec::new();
+    for (release, prefix) in SUITES {
+        let run = |url: &str| {
+            let (_, output) = conformance_in(
+                prefix,
+                &[
+                    "server",
+                    "--url",
+                    url,
+                    "--suite",
+                    "all",
+                    "--spec-version",
+                    "2025-11-25",
+                ],
+            );
+            verdicts(&output)
+        };
+        let (direct, _) = run(&direct_url);
+        let (through, failed) = run(&gateway_url);
+        assert!(
+            direct.len() >= 20,
+            "conformance {release}: the fixture passes only {direct:?}"
+        );
+        eprintln!(
+            "conformance {release}: {} scenarios pass directly, {} through the gateway ({} fail there: {})",
+            direct.len(),
+            through.len(),
+            failed.len(),
+            failed.join(", ")
+        );
+        lost.extend(
+            direct
+                .iter()
+                .filter(|s| !through.contains(s))
+                .map(|s| format!("{release} {s}")),
+        );
+    }
+    assert!(
+        lost.is_empty(),
+        "pass directly but not through the gateway: {lost:?}"
+    );
+}
