@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use prise_mcp::progress::{CallNews, watch};
+use prise_mcp::progress::{CallNews, reported_to, watch};
 use prise_mcp::{CallError, MountEvent};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
@@ -136,7 +136,11 @@ impl ServerHandler for Gateway {
                 Some(state) => self.rounds.resume(state, request.input_responses)?,
                 None => self.start_call(request.name.to_string(), request.arguments, &capabilities),
             };
-            match self.rounds.next(running).await {
+            let mut relay = context
+                .meta
+                .get_progress_token()
+                .map(|token| Relay::new(&context, token));
+            match self.rounds.next(running, relay.as_mut()).await {
                 Round::Done(result) => finished(result),
                 Round::Asked(asked) => Ok(asked.into()),
             }
@@ -435,9 +439,13 @@ impl Gateway {
         };
         let guard = self.calls.enter(&server, asker);
         let gateway = self.clone();
-        let call = tokio::spawn(async move { gateway.call(tool, arguments, guard).await });
+        let (sink, news) = mpsc::unbounded_channel();
+        let call = tokio::spawn(reported_to(sink, async move {
+            gateway.call(tool, arguments, guard).await
+        }));
         Running {
             questions: asked,
+            news,
             call,
         }
     }
@@ -491,42 +499,61 @@ const TOO_MANY_CALLS: i32 = -32029;
 /// The `_meta` key that names the server that answered (2026-07-28).
 const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
-/// Runs `call`, passing the news of it to the client as progress notifications
-/// with the client's `token`: the server's own, and each change of status of the task
-/// the server made of it (counted, with the status as the message).
+/// Runs `call`, passing the news of it to the client (see [`Relay`]).
 async fn with_progress(
     call: impl Future<Output = Result<CallToolResult, CallError>>,
     context: &RequestContext<RoleServer>,
     token: ProgressToken,
 ) -> Result<CallToolResult, CallError> {
-    let mut statuses = 0.0;
-    let pass_on = |news| {
+    let mut relay = Relay::new(context, token);
+    watch(call, |news| relay.pass_on(news)).await
+}
+
+/// Passes a call's news to the client as progress notifications with the client's
+/// token: the server's own, and each change of status of the task the server made of
+/// it (counted, with the status as the message).
+pub(crate) struct Relay {
+    peer: rmcp::Peer<RoleServer>,
+    token: ProgressToken,
+    statuses: f64,
+}
+
+impl Relay {
+    pub(crate) fn new(context: &RequestContext<RoleServer>, token: ProgressToken) -> Relay {
+        Relay {
+            peer: context.peer.clone(),
+            token,
+            statuses: 0.0,
+        }
+    }
+
+    pub(crate) fn pass_on(&mut self, news: CallNews) -> impl Future<Output = ()> + Send + use<> {
         let notification = match news {
             CallNews::Progress {
                 progress,
                 total,
                 message,
             } => {
-                let mut notification = ProgressNotificationParam::new(token.clone(), progress);
+                let mut notification = ProgressNotificationParam::new(self.token.clone(), progress);
                 notification.total = total;
                 notification.message = message;
                 notification
             }
             CallNews::Task { status, message } => {
-                statuses += 1.0;
+                self.statuses += 1.0;
                 let message = match message {
                     Some(message) => format!("{status}: {message}"),
                     None => status,
                 };
-                ProgressNotificationParam::new(token.clone(), statuses).with_message(message)
+                ProgressNotificationParam::new(self.token.clone(), self.statuses)
+                    .with_message(message)
             }
         };
-        let peer = context.peer.clone();
+        let peer = self.peer.clone();
         async move {
             let _ = peer.notify_progress(notification).await;
         }
-    };
-    watch(call, pass_on).await
+    }
 }
 
 /// What the client is told of a call: its result, made the gateway's (see [`own`]),

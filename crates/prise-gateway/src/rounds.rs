@@ -12,12 +12,14 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use prise_mcp::CallError;
+use prise_mcp::progress::CallNews;
 use rmcp::model::{CallToolResult, ErrorData, InputRequiredResult, InputResponses};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::calls::Question;
+use crate::handler::Relay;
 
 /// How long a call waits for its client to come back with an answer.
 const WAIT_FOR_ANSWER: Duration = Duration::from_secs(600);
@@ -31,6 +33,8 @@ const QUESTION: &str = "request";
 /// stopped, which tells its server to stop.
 pub(crate) struct Running {
     pub questions: mpsc::UnboundedReceiver<Question>,
+    /// The call's progress and task statuses, for the round under way to pass on.
+    pub news: mpsc::UnboundedReceiver<CallNews>,
     pub call: JoinHandle<Result<CallToolResult, CallError>>,
 }
 
@@ -62,22 +66,41 @@ pub(crate) struct Rounds {
 }
 
 impl Rounds {
-    /// Runs `running` until it ends or its server asks a question.
-    pub async fn next(&self, mut running: Running) -> Round {
-        tokio::select! {
-            ended = &mut running.call => Round::Done(ended.unwrap_or_else(|e| {
-                Err(CallError::NotFound(format!("the call was stopped: {e}")))
-            })),
-            Some(question) = running.questions.recv() => {
-                let state = state();
-                let input_requests = serde_json::from_value(json!({QUESTION: question.request})).ok();
-                let waiting = Waiting {
-                    running: Some(running),
-                    answer: Some(question.answer),
-                    since: Instant::now(),
-                };
-                self.keep(state.clone(), waiting);
-                Round::Asked(InputRequiredResult::new(input_requests, Some(state)))
+    /// Runs `running` until it ends or its server asks a question, passing its news to
+    /// `relay` (the client of this round, when it asked for progress).
+    pub async fn next(&self, mut running: Running, mut relay: Option<&mut Relay>) -> Round {
+        loop {
+            tokio::select! {
+                ended = &mut running.call => {
+                    // What the server said on its way to the answer comes first (a
+                    // notification still on rmcp's handler task gets its turn).
+                    tokio::task::yield_now().await;
+                    while let Ok(news) = running.news.try_recv() {
+                        if let Some(relay) = relay.as_deref_mut() {
+                            relay.pass_on(news).await;
+                        }
+                    }
+                    return Round::Done(ended.unwrap_or_else(|e| {
+                        Err(CallError::NotFound(format!("the call was stopped: {e}")))
+                    }));
+                }
+                Some(news) = running.news.recv() => {
+                    if let Some(relay) = relay.as_deref_mut() {
+                        relay.pass_on(news).await;
+                    }
+                }
+                Some(question) = running.questions.recv() => {
+                    let state = state();
+                    let input_requests =
+                        serde_json::from_value(json!({QUESTION: question.request})).ok();
+                    let waiting = Waiting {
+                        running: Some(running),
+                        answer: Some(question.answer),
+                        since: Instant::now(),
+                    };
+                    self.keep(state.clone(), waiting);
+                    return Round::Asked(InputRequiredResult::new(input_requests, Some(state)));
+                }
             }
         }
     }

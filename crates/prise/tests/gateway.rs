@@ -95,18 +95,16 @@ fn check(mode: &str, got: &Value) {
     );
     // Completion of a prompt's argument, asked of its server by the bare name.
     assert_eq!(got["completion"], json!(["Grace"]), "{mode}");
-    if mode == "legacy" {
-        // The server's progress, with the client's token. The gateway sends all three
-        // before the result; the Python client may drop the last one, which races
-        // with the result it precedes.
-        let progress = got["progress"].as_array().unwrap();
-        assert_eq!(
-            progress[..2],
-            [json!([1.0, 3.0]), json!([2.0, 3.0])],
-            "{progress:?}"
-        );
-        assert!(progress.len() <= 3, "{progress:?}");
-    }
+    // The server's progress, with the client's token, in both eras. The gateway sends
+    // all three before the result; the Python client may drop the last one, which
+    // races with the result it precedes.
+    let progress = got["progress"].as_array().unwrap();
+    assert_eq!(
+        progress[..2],
+        [json!([1.0, 3.0]), json!([2.0, 3.0])],
+        "{mode}: {progress:?}"
+    );
+    assert!(progress.len() <= 3, "{progress:?}");
     // The dated-era client is asked with a request, the 2026-07-28 one in rounds.
     let elicitation = &got["elicitation"];
     assert_eq!(
