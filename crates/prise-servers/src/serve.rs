@@ -210,26 +210,18 @@ where
                             && !request.headers().contains_key("mcp-session-id")
                             && sessions.sessions.read().await.len() >= max_sessions
                         {
-                            let mut response = plain(
+                            return Ok(plain_with(
                                 http::StatusCode::SERVICE_UNAVAILABLE,
                                 "too many sessions open; try again later",
-                            );
-                            response.headers_mut().insert(
-                                http::header::RETRY_AFTER,
-                                http::HeaderValue::from_static("5"),
-                            );
-                            return Ok(response);
+                                (http::header::RETRY_AFTER, "5"),
+                            ));
                         }
                         if !tokens.is_empty() && !authorized(&request, &tokens, &path) {
-                            let mut response = plain(
+                            return Ok(plain_with(
                                 http::StatusCode::UNAUTHORIZED,
                                 "missing or wrong bearer token",
-                            );
-                            response.headers_mut().insert(
-                                http::header::WWW_AUTHENTICATE,
-                                http::HeaderValue::from_static("Bearer"),
-                            );
-                            return Ok(response);
+                                (http::header::WWW_AUTHENTICATE, "Bearer"),
+                            ));
                         }
                         let declared = request
                             .headers()
@@ -296,6 +288,19 @@ fn plain(status: http::StatusCode, text: &'static str) -> http::Response<Body> {
         .boxed();
     let mut response = http::Response::new(body);
     *response.status_mut() = status;
+    response
+}
+
+/// [`plain`] with one header more.
+fn plain_with(
+    status: http::StatusCode,
+    text: &'static str,
+    (name, value): (http::HeaderName, &'static str),
+) -> http::Response<Body> {
+    let mut response = plain(status, text);
+    response
+        .headers_mut()
+        .insert(name, http::HeaderValue::from_static(value));
     response
 }
 

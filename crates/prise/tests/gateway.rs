@@ -49,6 +49,16 @@ fn python<A: AsRef<std::ffi::OsStr>>(script: &str, args: &[A]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `out`, once it is known to have succeeded (else its stderr is the failure).
+fn succeeded(out: std::process::Output) -> std::process::Output {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The gateway client fixture with `args`.
 fn python_client(args: &[&str]) -> Value {
     python("py_gateway_client.py", args)
@@ -166,11 +176,7 @@ fn the_inspector_cli_through_the_gateway() {
             .env("PRISE_CONFIG", &config)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = succeeded(out);
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     let listed = inspector(&["--method", "tools/list"]);
@@ -209,11 +215,7 @@ fn prise_mounts_the_gateway() {
         .arg(r#"{"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}"#)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("Asia/Tokyo") && stdout.contains("21:00"),
@@ -231,7 +233,7 @@ fn print_config_names_the_configuration() {
         .args(["serve", "gateway", "--print-config", "vscode"])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(out);
     let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
     let server = &snippet["servers"]["prise"];
     assert_eq!(server["type"], "stdio");
@@ -368,11 +370,7 @@ fn health_token_and_request_log_over_http() {
         .args(["call", "gw__everything__echo", r#"{"message": "hi"}"#])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(out);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Echo: hi\n");
     let lines: Vec<Value> = std::fs::read_to_string(&log)
         .unwrap()
@@ -609,11 +607,7 @@ fn profiles_and_tokens_limited_to_them() {
         .args(["--with", &gateway, "tools", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(out);
     let listed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(listed.len(), 2, "{listed:?}");
     let out = common::prise(home.path())
@@ -679,11 +673,7 @@ fn typescript_sdk_client_through_the_gateway() {
         .arg(&config)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(out);
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     let tools = got["tools"].as_array().unwrap();
     assert!(
@@ -835,11 +825,7 @@ fn bare_names() {
         .args(["--with", &gateway, "tools", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(out);
     let listed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = listed.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert!(
@@ -860,21 +846,13 @@ fn bare_names() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(out);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Echo: bare\n");
     let out = common::prise(home.path())
         .args(["--with", &gateway, "prompt", "gw__simple-prompt"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(out);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("This is a simple prompt without arguments.")
     );

@@ -146,6 +146,20 @@ pub async fn by_itself(
     }
 }
 
+/// A manager for `remote` that has found the authorization server's metadata (from
+/// the server's `challenge`, else by discovery), and that metadata.
+async fn discovered(
+    remote: &Remote,
+    challenge: Option<&str>,
+    store: &TokenStore,
+) -> Result<(AuthorizationManager, AuthorizationMetadata), SignInError> {
+    let mut manager = manager(&remote.url, store, None).await?;
+    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    let metadata = resolution.metadata.clone();
+    manager.set_metadata(resolution.metadata);
+    Ok((manager, metadata))
+}
+
 /// Signs in as a machine (`"clientCredentials": true`): the client's id and secret
 /// for a token, no person involved; the tokens end in `store`.
 pub async fn client_credentials(
@@ -154,10 +168,7 @@ pub async fn client_credentials(
     store: &TokenStore,
 ) -> Result<AuthorizationManager, SignInError> {
     let oauth = remote.oauth.clone().unwrap_or_default();
-    let mut manager = manager(&remote.url, store, None).await?;
-    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
-    let metadata = resolution.metadata.clone();
-    manager.set_metadata(resolution.metadata);
+    let (mut manager, metadata) = discovered(remote, challenge, store).await?;
     let Some(client_id) = oauth.client_id.clone() else {
         return Err(SignInError::Protocol(
             "client credentials need oauth.clientId".into(),
@@ -240,10 +251,7 @@ pub async fn jwt_bearer(
     store: &TokenStore,
 ) -> Result<AuthorizationManager, SignInError> {
     let oauth = remote.oauth.clone().unwrap_or_default();
-    let mut manager = manager(&remote.url, store, None).await?;
-    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
-    let metadata = resolution.metadata.clone();
-    manager.set_metadata(resolution.metadata);
+    let (manager, metadata) = discovered(remote, challenge, store).await?;
     let scopes = if oauth.scopes.is_empty() {
         challenge.and_then(challenged_scope).unwrap_or_default()
     } else {
