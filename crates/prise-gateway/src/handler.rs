@@ -120,11 +120,12 @@ impl ServerHandler for Gateway {
         // told to stop. On the heap: a call's future is large, too large for a worker
         // thread's stack in a debug build.
         let answered = Box::pin(async {
+            // The server of a name no server up has yet is known once the call ends.
+            let server_now = server.clone().unwrap_or_default();
             if !rounds {
-                let server = self.fleet.server_of_tool(&request.name).unwrap_or_default();
                 let call = self
                     .calls
-                    .enter(&server, Asker::Session(context.peer.clone()));
+                    .enter(&server_now, Asker::Session(context.peer.clone()));
                 let call = self.call(request.name.to_string(), request.arguments, call);
                 let result = match context.meta.get_progress_token() {
                     Some(token) => with_progress(call, &context, token).await,
@@ -134,7 +135,12 @@ impl ServerHandler for Gateway {
             }
             let running = match request.request_state.as_deref() {
                 Some(state) => self.rounds.resume(state, request.input_responses)?,
-                None => self.start_call(request.name.to_string(), request.arguments, &capabilities),
+                None => self.start_call(
+                    server_now,
+                    request.name.to_string(),
+                    request.arguments,
+                    &capabilities,
+                ),
             };
             let mut relay = context
                 .meta
@@ -162,7 +168,7 @@ impl ServerHandler for Gateway {
                 None,
             )), "cancelled"),
         };
-        let server = self.fleet.server_of_tool(&request.name);
+        let server = server.or_else(|| self.fleet.server_of_tool(&request.name));
         self.log(
             &context,
             server,
@@ -426,12 +432,12 @@ impl Gateway {
     /// its server asks can wait for the client's next round.
     fn start_call(
         &self,
+        server: String,
         tool: String,
         arguments: Option<JsonObject>,
         capabilities: &ClientCapabilities,
     ) -> Running {
         let (questions, asked) = mpsc::unbounded_channel();
-        let server = self.fleet.server_of_tool(&tool).unwrap_or_default();
         let asker = Asker::Rounds {
             questions,
             elicitation: capabilities.elicitation.is_some(),
