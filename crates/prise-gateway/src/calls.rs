@@ -1,8 +1,14 @@
 //! Who is connected, and which client is calling which server: what a server asks of
-//! its client during a call (a question, a sampling request) goes to the client that
-//! made the call, and a change of what the servers offer goes to every client.
+//! its client during a call (a question, a sampling request, the roots) goes to the
+//! client that made the call, and a change of what the servers offer goes to every
+//! client.
+//!
+//! Roots are a client's: a server asking for them outside any call (server-filesystem
+//! does when it starts) gets the configured ones or none, and a client's
+//! `roots/list_changed` is not passed on, since an upstream serves every client and
+//! one client's folders must not become what it allows the others.
 
-// Sampling and logging are deprecated by the 2026-07-28 revision (SEP-2577);
+// Sampling, roots and logging are deprecated by the 2026-07-28 revision (SEP-2577);
 // dated-era servers and clients still use them.
 #![allow(deprecated)]
 
@@ -10,10 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
+use prise_mcp::roots::{RootLister, RootsFuture};
 use prise_mcp::sampling::{Sampler, SamplingFuture};
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitationAction,
-    LoggingLevel,
+    ListRootsResult, LoggingLevel,
 };
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
@@ -28,6 +35,7 @@ pub(crate) enum Asker {
         questions: mpsc::UnboundedSender<Question>,
         elicitation: bool,
         sampling: bool,
+        roots: bool,
     },
 }
 
@@ -152,11 +160,21 @@ impl Sampler for Calls {
     }
 }
 
+impl RootLister for Calls {
+    fn list_roots(&self, server: &str) -> RootsFuture {
+        let Some(asker) = self.asker(server, Ask::Roots) else {
+            return Box::pin(std::future::ready(None));
+        };
+        Box::pin(async move { asker.roots().await })
+    }
+}
+
 /// What a server asks its client for.
 #[derive(Clone, Copy)]
 enum Ask {
     Elicitation,
     Sampling,
+    Roots,
 }
 
 impl Asker {
@@ -166,9 +184,11 @@ impl Asker {
             (Asker::Session(client), what) => client.peer_info().is_some_and(|info| match what {
                 Ask::Elicitation => info.capabilities.elicitation.is_some(),
                 Ask::Sampling => info.capabilities.sampling.is_some(),
+                Ask::Roots => info.capabilities.roots.is_some(),
             }),
             (Asker::Rounds { elicitation, .. }, Ask::Elicitation) => *elicitation,
             (Asker::Rounds { sampling, .. }, Ask::Sampling) => *sampling,
+            (Asker::Rounds { roots, .. }, Ask::Roots) => *roots,
         }
     }
 
@@ -245,6 +265,30 @@ impl Asker {
                         .await
                         .map_err(|e| format!("the client did not answer the sampling request: {e}"))
                 })
+            }
+        }
+    }
+}
+
+impl Asker {
+    /// The client's roots; `None` when it did not give them.
+    async fn roots(&self) -> Option<Vec<rmcp::model::Root>> {
+        let listed = match self {
+            Asker::Rounds { questions, .. } => {
+                let answer = round(questions, "roots/list", json!({})).await?;
+                serde_json::from_value::<ListRootsResult>(answer)
+                    .map_err(|e| format!("the client's answer is not a list of roots: {e}"))
+            }
+            Asker::Session(client) => client
+                .list_roots()
+                .await
+                .map_err(|e| format!("the client did not list its roots: {e}")),
+        };
+        match listed {
+            Ok(listed) => Some(listed.roots),
+            Err(why) => {
+                tracing::warn!("{why}");
+                None
             }
         }
     }

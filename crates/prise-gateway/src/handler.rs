@@ -442,6 +442,7 @@ impl Gateway {
             questions,
             elicitation: capabilities.elicitation.is_some(),
             sampling: capabilities.sampling.is_some(),
+            roots: capabilities.roots.is_some(),
         };
         let guard = self.calls.enter(&server, asker);
         let gateway = self.clone();

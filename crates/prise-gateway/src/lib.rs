@@ -4,8 +4,8 @@
 //! with prise-mcp on its own (`fleet`): tools and prompts under the names `prise tools`
 //! shows (`server__tool`), resources and templates under the URIs their servers give,
 //! each request routed to the server it names (`handler`). What a server asks of its
-//! client during a call (a question, a sampling request) goes to the client that made
-//! the call, as a request in the dated era or as `input_required` rounds at 2026-07-28
+//! client during a call (a question, a sampling request, the roots) goes to the client
+//! that made the call, as a request in the dated era or as `input_required` rounds at 2026-07-28
 //! (`calls`, `rounds`); progress goes to that client too, list changes and log
 //! messages to every client. The configuration's approval policy (`policy`),
 //! profiles, per-client limits (`limits`) and a request log (`request_log`) sit on
@@ -79,6 +79,7 @@ impl Gateway {
         let calls = Arc::new(Calls::new(options.elicitor.clone()));
         options.elicitor = calls.clone();
         options.sampler = Some(calls.clone());
+        options.root_lister = Some(calls.clone());
         let fleet = fleet::Fleet::start(sources, options);
         handler::forward_events(&fleet, &calls);
         Gateway {

@@ -60,6 +60,7 @@ pub(crate) struct Client {
     pub roots: Arc<[Root]>,
     pub elicitor: Arc<dyn Elicitor>,
     pub sampler: Option<Arc<dyn crate::sampling::Sampler>>,
+    pub root_lister: Option<Arc<dyn crate::roots::RootLister>>,
     pub shared: Arc<Shared>,
 }
 
@@ -67,10 +68,11 @@ impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
         // Sampling only when someone can answer it (see `sampling`). Elicitation always:
         // the elicitor answers, if only to decline when nobody is there.
-        // Roots only when there are some to offer: a server told the client has roots
-        // may replace its configured folders with them (see `roots`).
+        // Roots only when there are some to offer (configured, or a client's through
+        // the lister): a server told the client has roots may replace its configured
+        // folders with them (see `roots`).
         let mut capabilities = ClientCapabilities::default();
-        if !self.roots.is_empty() {
+        if !self.roots.is_empty() || self.root_lister.is_some() {
             capabilities.roots = Some(Default::default());
         }
         capabilities.elicitation =
@@ -92,7 +94,10 @@ impl ClientHandler for Client {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        Ok(self.roots())
+        self.roots().await.map_err(|why| {
+            // What the spec says a client without roots answers.
+            ErrorData::new(ErrorCode::METHOD_NOT_FOUND, why, None)
+        })
     }
 
     async fn create_message(
@@ -188,14 +193,24 @@ impl ClientHandler for Client {
 }
 
 impl Client {
-    /// The roots offered to this server, noting that it asked.
-    pub fn roots(&self) -> ListRootsResult {
+    /// The roots offered to this server, noting that it asked: those of the client
+    /// it works for (through the lister), as that client gave them, else the
+    /// configured ones, which are never sent as an empty list (see `roots`).
+    pub async fn roots(&self) -> Result<ListRootsResult, String> {
         *self
             .shared
             .roots_asked
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
-        ListRootsResult::new(self.roots.to_vec())
+        if let Some(lister) = &self.root_lister
+            && let Some(roots) = lister.list_roots(&self.server).await
+        {
+            return Ok(ListRootsResult::new(roots));
+        }
+        if self.roots.is_empty() {
+            return Err("no roots are offered to this server now".to_owned());
+        }
+        Ok(ListRootsResult::new(self.roots.to_vec()))
     }
 
     /// A server's sampling request, answered by the sampler when there is one.

@@ -26,7 +26,7 @@ mod mounts;
 pub mod progress;
 mod reauth;
 pub mod registry;
-mod roots;
+pub mod roots;
 mod rounds;
 pub mod sampling;
 mod sse;

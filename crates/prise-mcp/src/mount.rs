@@ -42,6 +42,9 @@ pub struct MountOptions {
     pub elicitor: Arc<dyn Elicitor>,
     /// Who answers servers' sampling requests; `None` offers no sampling.
     pub sampler: Option<Arc<dyn crate::sampling::Sampler>>,
+    /// Who offers servers the roots of the clients they work for; `None` offers the
+    /// configured roots only (see [`crate::roots`]).
+    pub root_lister: Option<Arc<dyn crate::roots::RootLister>>,
     /// Where the protocol era of each server is remembered; `None` probes every time.
     pub eras: Option<EraCache>,
     /// Who signs in when a remote server asks for it while mounting; `None` reports
@@ -62,6 +65,7 @@ impl Default for MountOptions {
             log_dir: state.as_ref().map(|dir| dir.join("logs")),
             elicitor: Arc::new(Decline),
             sampler: None,
+            root_lister: None,
             eras: state
                 .as_ref()
                 .map(|dir| EraCache::at(dir.join("eras.json"))),
@@ -588,6 +592,7 @@ fn client_for(
         roots: roots.into(),
         elicitor: options.elicitor.clone(),
         sampler: options.sampler.clone(),
+        root_lister: options.root_lister.clone(),
         shared: shared.clone(),
     }
 }

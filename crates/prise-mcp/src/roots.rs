@@ -7,13 +7,29 @@
 //! what its configuration gives it. (server-filesystem 2026.8.31 keeps its arguments
 //! both without the capability and for an empty list; other servers may read an
 //! empty list as "nothing is allowed", so none is never sent as an empty list.)
+//!
+//! A caller that serves other clients (the gateway) gives a [`RootLister`]: the roots
+//! of the client whose call the server is working on, which replace the configured
+//! ones while that call lasts.
 
 // `Root` is deprecated by the 2026-07-28 revision; dated-version servers still ask for it.
 #![allow(deprecated)]
 
+use std::future::Future;
 use std::path::Path;
+use std::pin::Pin;
 
 use rmcp::model::Root;
+
+/// The roots someone offers, or `None` when nobody does.
+pub type RootsFuture = Pin<Box<dyn Future<Output = Option<Vec<Root>>> + Send>>;
+
+/// Who offers servers the roots of the clients they work for.
+pub trait RootLister: Send + Sync + std::fmt::Debug + 'static {
+    /// The roots of whoever `server` is working for now; `None` when nobody offers
+    /// any (the configured roots then answer, if there are some).
+    fn list_roots(&self, server: &str) -> RootsFuture;
+}
 
 /// A folder as a root: the `file://` URI of its real path, named after its last
 /// component. Fails when the folder does not exist or is not a folder.

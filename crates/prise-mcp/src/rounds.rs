@@ -23,7 +23,7 @@ pub(crate) async fn answers(
             InputRequest::Elicitation(request) => {
                 serde_json::to_value(client.elicit(request.params).await)
             }
-            InputRequest::ListRoots(_) => serde_json::to_value(client.roots()),
+            InputRequest::ListRoots(_) => serde_json::to_value(client.roots().await?),
             InputRequest::CreateMessage(request) => {
                 serde_json::to_value(client.sample(request.params).await?)
             }

@@ -65,9 +65,12 @@ fn python_client(args: &[&str]) -> Value {
 }
 
 /// What the Python client saw, checked: both servers' tools under their names, calls
-/// and errors passed through, resources and prompts, and the server's question and
-/// sampling request answered by the client, the answers back in the server's result.
-fn check(mode: &str, got: &Value) {
+/// and errors passed through, resources and prompts, and the server's question,
+/// sampling request and request for roots answered by the client, the answers back in
+/// the server's result. server-everything keeps the roots it is first given for its
+/// session, which is the gateway's and every client's: the roots seen are those of
+/// the client `rooted` (this one, unless another client asked first).
+fn check(mode: &str, got: &Value, rooted: &str) {
     let tools: Vec<&str> = got["tools"]
         .as_array()
         .unwrap()
@@ -136,6 +139,18 @@ fn check(mode: &str, got: &Value) {
         text.contains("a haiku, from the client's model"),
         "{mode}: {text}"
     );
+    let roots = &got["roots"];
+    let text = roots["text"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("URI: file:///client/{rooted}")),
+        "{mode}: {text}"
+    );
+    let asked = if rooted == mode {
+        json!([mode])
+    } else {
+        json!([])
+    };
+    assert_eq!(roots["asked"], asked, "{mode}");
 }
 
 #[test]
@@ -146,7 +161,7 @@ fn python_sdk_client_through_the_gateway_over_stdio_in_both_eras() {
     let config = config.display().to_string();
     for mode in ["legacy", "2026-07-28"] {
         let got = python_client(&[mode, "stdio", &prise, &config]);
-        check(mode, &got);
+        check(mode, &got, mode);
     }
 }
 
@@ -157,7 +172,7 @@ fn python_sdk_client_through_the_gateway_over_http_in_both_eras() {
     let gateway = HttpServer::start(&["--config", &config, "serve", "gateway"], &[]);
     for mode in ["legacy", "2026-07-28"] {
         let got = python_client(&[mode, "http", &gateway.url]);
-        check(mode, &got);
+        check(mode, &got, "legacy");
     }
 }
 
