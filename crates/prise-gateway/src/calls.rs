@@ -1,14 +1,13 @@
-//! Who is connected, and which client is calling which server: what a server asks of
-//! its client during a call (a question, a sampling request, the roots) goes to the
-//! client that made the call, and a change of what the servers offer goes to every
-//! client.
+//! Which client is calling which server: what a server asks of its client during a
+//! call (a question, a sampling request, the roots) goes to the client that made the
+//! call.
 //!
 //! Roots are a client's: a server asking for them outside any call (server-filesystem
 //! does when it starts) gets the configured ones or none, and a client's
 //! `roots/list_changed` is not passed on, since an upstream serves every client and
 //! one client's folders must not become what it allows the others.
 
-// Sampling, roots and logging are deprecated by the 2026-07-28 revision (SEP-2577);
+// Sampling and roots are deprecated by the 2026-07-28 revision (SEP-2577);
 // dated-era servers and clients still use them.
 #![allow(deprecated)]
 
@@ -20,7 +19,7 @@ use prise_mcp::roots::{RootLister, RootsFuture};
 use prise_mcp::sampling::{Sampler, SamplingFuture};
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitationAction,
-    ListRootsResult, LoggingLevel,
+    ListRootsResult,
 };
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
@@ -46,18 +45,13 @@ pub(crate) struct Question {
     pub answer: oneshot::Sender<Value>,
 }
 
-/// The clients connected to the gateway and the calls they have under way.
+/// The calls clients have under way.
 pub struct Calls {
     /// Answers questions asked while no client's call to that server is under way.
     fallback: Arc<dyn Elicitor>,
     /// Calls under way: an id, the server called, who to ask.
     under_way: Mutex<Vec<(u64, String, Arc<Asker>)>>,
     next: AtomicU64,
-    /// Clients of the dated era, which can be told of changes.
-    connected: Mutex<Vec<Peer<RoleServer>>>,
-    /// The least severe log message passed on to clients (`logging/setLevel`, for all
-    /// of them); every one when unset.
-    log_level: Mutex<Option<LoggingLevel>>,
 }
 
 impl std::fmt::Debug for Calls {
@@ -72,19 +66,7 @@ impl Calls {
             fallback,
             under_way: Mutex::default(),
             next: AtomicU64::new(0),
-            connected: Mutex::default(),
-            log_level: Mutex::default(),
         }
-    }
-
-    /// Sets the least severe log message passed on.
-    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
-        *lock(&self.log_level) = Some(level);
-    }
-
-    /// Whether a log message of `level` is passed on.
-    pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
-        lock(&self.log_level).is_none_or(|least| severity(level) >= severity(least))
     }
 
     /// Notes that a call to `server` is under way, whose client `asker` asks, until
@@ -98,18 +80,6 @@ impl Calls {
             id,
             asker,
         }
-    }
-
-    /// Notes a client that finished its handshake.
-    pub(crate) fn connect(&self, client: Peer<RoleServer>) {
-        lock(&self.connected).push(client);
-    }
-
-    /// The connected clients, forgetting those that went away.
-    pub(crate) fn clients(&self) -> Vec<Peer<RoleServer>> {
-        let mut connected = lock(&self.connected);
-        connected.retain(|c| !c.is_transport_closed());
-        connected.clone()
     }
 
     /// Who asks for the latest call under way to `server` whose client can answer
@@ -327,20 +297,6 @@ fn elicitation(answer: &Value) -> Elicitation {
         ),
         Some("decline") => Elicitation::Decline,
         _ => Elicitation::Cancel,
-    }
-}
-
-/// How severe a log level is, from 0 (debug) to 7 (emergency).
-fn severity(level: LoggingLevel) -> u8 {
-    match level {
-        LoggingLevel::Debug => 0,
-        LoggingLevel::Info => 1,
-        LoggingLevel::Notice => 2,
-        LoggingLevel::Warning => 3,
-        LoggingLevel::Error => 4,
-        LoggingLevel::Critical => 5,
-        LoggingLevel::Alert => 6,
-        LoggingLevel::Emergency => 7,
     }
 }
 

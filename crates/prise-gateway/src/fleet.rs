@@ -265,20 +265,60 @@ impl Fleet {
         uri: &str,
         server: Option<&str>,
     ) -> Result<ReadResourceResult, CallError> {
+        let (part, server) = self.part_of_resource(uri, server)?;
+        part.read_resource(uri, Some(&server)).await
+    }
+
+    /// Whether `server` is up and offers resource subscriptions.
+    pub fn offers_subscriptions(&self, server: &str) -> bool {
+        self.parts().iter().any(|part| {
+            part.mounts().iter().any(|m| {
+                m.name() == server
+                    && m.peer_info().is_some_and(|info| {
+                        info.capabilities
+                            .resources
+                            .as_ref()
+                            .is_some_and(|r| r.subscribe == Some(true))
+                    })
+            })
+        })
+    }
+
+    /// Subscribes to updates of `uri` at the server it is read from (or `server`).
+    pub async fn subscribe_resource(
+        &self,
+        uri: &str,
+        server: Option<&str>,
+    ) -> Result<(), CallError> {
+        let (part, server) = self.part_of_resource(uri, server)?;
+        part.subscribe_resource(uri, Some(&server)).await
+    }
+
+    /// Ends a subscription of [`Fleet::subscribe_resource`].
+    pub async fn unsubscribe_resource(
+        &self,
+        uri: &str,
+        server: Option<&str>,
+    ) -> Result<(), CallError> {
+        let (part, server) = self.part_of_resource(uri, server)?;
+        part.unsubscribe_resource(uri, Some(&server)).await
+    }
+
+    /// The part with the server that has `uri` (or `server`), and that server's name.
+    fn part_of_resource(
+        &self,
+        uri: &str,
+        server: Option<&str>,
+    ) -> Result<(Arc<Mounts>, String), CallError> {
         let server = match server {
             Some(server) => server.to_owned(),
             None => self.server_of_resource(uri)?,
         };
-        let part = self
-            .parts()
+        self.parts()
             .into_iter()
-            .find(|m| m.mounts().iter().any(|x| x.name() == server));
-        match part {
-            Some(part) => part.read_resource(uri, Some(&server)).await,
-            None => Err(CallError::NotFound(format!(
-                "no mounted server is named {server}"
-            ))),
-        }
+            .find(|m| m.mounts().iter().any(|x| x.name() == server))
+            .map(|part| (part, server.clone()))
+            .ok_or_else(|| CallError::NotFound(format!("no mounted server is named {server}")))
     }
 
     /// Stops the servers still starting and ends every server.

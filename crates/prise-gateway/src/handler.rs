@@ -1,7 +1,7 @@
 //! The MCP requests a client sends the gateway, each answered from the mounts.
 
-// Logging is deprecated by the 2026-07-28 revision (SEP-2577); dated-era servers and
-// clients still use it.
+// Logging and resources/subscribe are deprecated by the 2026-07-28 revision
+// (SEP-2577); dated-era servers and clients still use them.
 #![allow(deprecated)]
 
 use std::collections::HashSet;
@@ -17,15 +17,17 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams,
+    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::Gateway;
-use crate::calls::{Asker, CallGuard, Calls};
+use crate::calls::{Asker, CallGuard};
 use crate::fleet::Fleet;
+use crate::listeners::Listeners;
 use crate::policy;
 use crate::request_log::Entry;
 use crate::rounds::{Round, Running};
@@ -37,6 +39,7 @@ impl ServerHandler for Gateway {
             .enable_tool_list_changed()
             .enable_resources()
             .enable_resources_list_changed()
+            .enable_resources_subscribe()
             .enable_prompts()
             .enable_prompts_list_changed()
             .enable_completions()
@@ -51,7 +54,7 @@ impl ServerHandler for Gateway {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.calls.connect(context.peer);
+        self.listeners.connect(context.peer);
     }
 
     async fn list_tools(
@@ -272,9 +275,56 @@ impl ServerHandler for Gateway {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.calls.set_log_level(request.level);
+        self.listeners.set_log_level(&context.peer, request.level);
+        Ok(())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribable(&request.uri)?;
+        self.listeners
+            .subscribe(&self.fleet, &context.peer, &request.uri)
+            .await
+            .map_err(|error| match error {
+                CallError::Rejected { code, message, .. } => {
+                    ErrorData::new(ErrorCode(code), message, None)
+                }
+                other => ErrorData::invalid_params(other.to_string(), None),
+            })
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.listeners
+            .unsubscribe(&self.fleet, &context.peer, &request.uri)
+            .await;
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = requested.clone();
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| self.subscribable(uri).is_ok())
+                .cloned()
+                .collect()
+        });
+        Some(accepted)
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listeners.listen(&self.fleet, subscription).await;
         Ok(())
     }
 
@@ -328,6 +378,28 @@ impl ServerHandler for Gateway {
 }
 
 impl Gateway {
+    /// Whether a client may subscribe to `uri`: a server it is shown has it and
+    /// offers subscriptions.
+    fn subscribable(&self, uri: &str) -> Result<(), ErrorData> {
+        let server = self
+            .fleet
+            .server_of_resource(uri)
+            .map_err(|e| ErrorData::resource_not_found(e.to_string(), None))?;
+        if !self.shows_server(&server) {
+            return Err(ErrorData::resource_not_found(
+                format!("no server of this profile has {uri}"),
+                None,
+            ));
+        }
+        if !self.fleet.offers_subscriptions(&server) {
+            return Err(ErrorData::invalid_params(
+                format!("server {server}, which has {uri}, does not offer resource subscriptions"),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
     /// Reads `uri` from the server that has it (see `Mounts::read_resource`).
     async fn read(&self, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
         // Under a profile, from a server it shows only.
@@ -607,47 +679,28 @@ fn instructions(fleet: &Fleet) -> String {
     text
 }
 
-/// Tells every connected client (of the dated era) when what a server offers changed
-/// (it said so, or it was started again or joined late), and passes on the servers'
-/// log messages at or above the level clients set, each under its server's name.
-pub(crate) fn forward_events(fleet: &Fleet, calls: &Arc<Calls>) {
+/// Passes on what the servers say outside calls (see `listeners`): that what a
+/// server offers changed (it said so, or it was started again or joined late), that a
+/// resource subscribed to changed, and their log messages.
+pub(crate) fn forward_events(fleet: &Arc<Fleet>, listeners: &Arc<Listeners>) {
     let mut events = fleet.subscribe();
-    let calls = calls.clone();
+    let (fleet, listeners) = (fleet.clone(), listeners.clone());
     tokio::spawn(async move {
-        const ALL: [&str; 3] = ["tools", "resources", "prompts"];
         loop {
-            let what: Vec<&str> = match events.recv().await {
-                Ok(MountEvent::ListChanged { what, .. }) => vec![what],
+            match events.recv().await {
+                Ok(MountEvent::ListChanged { what, .. }) => listeners.list_changed(what).await,
                 // Events were missed: any list may have changed.
                 Ok(MountEvent::Ready { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                    ALL.to_vec()
-                }
-                Ok(MountEvent::Log {
-                    server,
-                    mut message,
-                }) => {
-                    if calls.logs(message.level) {
-                        message.logger = Some(match message.logger.take() {
-                            Some(logger) => format!("{server}/{logger}"),
-                            None => server,
-                        });
-                        for client in calls.clients() {
-                            let _ = client.notify_logging_message(message.clone()).await;
-                        }
+                    for what in ["tools", "resources", "prompts"] {
+                        listeners.list_changed(what).await;
                     }
-                    continue;
                 }
-                Ok(_) => continue,
+                Ok(MountEvent::ResourceUpdated { uri, .. }) => {
+                    listeners.updated(&fleet, &uri).await
+                }
+                Ok(MountEvent::Log { server, message }) => listeners.log(server, message).await,
+                Ok(_) => {}
                 Err(broadcast::error::RecvError::Closed) => return,
-            };
-            for client in calls.clients() {
-                for kind in &what {
-                    let _ = match *kind {
-                        "tools" => client.notify_tool_list_changed().await,
-                        "resources" => client.notify_resource_list_changed().await,
-                        _ => client.notify_prompt_list_changed().await,
-                    };
-                }
             }
         }
     });

@@ -6,8 +6,8 @@
 //! each request routed to the server it names (`handler`). What a server asks of its
 //! client during a call (a question, a sampling request, the roots) goes to the client
 //! that made the call, as a request in the dated era or as `input_required` rounds at 2026-07-28
-//! (`calls`, `rounds`); progress goes to that client too, list changes and log
-//! messages to every client. The configuration's approval policy (`policy`),
+//! (`calls`, `rounds`); progress goes to that client too; list changes, resource
+//! updates and log messages to the clients listening (`listeners`). The configuration's approval policy (`policy`),
 //! profiles, per-client limits (`limits`) and a request log (`request_log`) sit on
 //! the way. How it is transported (stdio, Streamable HTTP) is the caller's business.
 //!
@@ -30,6 +30,7 @@ mod calls;
 mod fleet;
 mod handler;
 mod limits;
+mod listeners;
 mod policy;
 mod request_log;
 mod rounds;
@@ -50,6 +51,8 @@ pub use request_log::RequestLog;
 pub struct Gateway {
     fleet: Arc<fleet::Fleet>,
     calls: Arc<Calls>,
+    /// Who hears list changes, resource updates and log messages.
+    listeners: Arc<listeners::Listeners>,
     rounds: Arc<rounds::Rounds>,
     /// The approval policy, when the configuration sets one (see `policy`).
     approval: Option<Arc<Approval>>,
@@ -81,10 +84,12 @@ impl Gateway {
         options.sampler = Some(calls.clone());
         options.root_lister = Some(calls.clone());
         let fleet = fleet::Fleet::start(sources, options);
-        handler::forward_events(&fleet, &calls);
+        let listeners = Arc::default();
+        handler::forward_events(&fleet, &listeners);
         Gateway {
             fleet,
             calls,
+            listeners,
             rounds: Arc::default(),
             approval: None,
             log: None,

@@ -12,7 +12,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode,
     FormElicitationCapability, Implementation, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProtocolVersion, Root,
+    ProgressNotificationParam, ProtocolVersion, ResourceUpdatedNotificationParam, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -34,6 +34,8 @@ pub(crate) struct Shared {
     pub roots_asked: std::sync::Mutex<Option<std::time::Instant>>,
     /// Who hears the progress of which request.
     pub news: crate::progress::Sinks,
+    /// The resources subscribed to, and the 2026-07-28 notification stream.
+    pub subscriptions: crate::subscriptions::Subscriptions,
 }
 
 impl Shared {
@@ -44,6 +46,7 @@ impl Shared {
             events,
             roots_asked: std::sync::Mutex::new(None),
             news: Default::default(),
+            subscriptions: Default::default(),
         }
     }
 
@@ -119,40 +122,23 @@ impl ClientHandler for Client {
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        match context.peer.list_all_tools().await {
-            Ok(tools) => {
-                self.shared.set_catalog(|c| c.tools = tools);
-                self.changed("tools");
-            }
-            Err(e) => self.relist_failed("tools", &e),
-        }
+        self.relist(&context.peer, "tools").await;
     }
 
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let (resources, templates) = tokio::join!(
-            context.peer.list_all_resources(),
-            context.peer.list_all_resource_templates()
-        );
-        match (resources, templates) {
-            (Ok(resources), Ok(templates)) => {
-                self.shared.set_catalog(|c| {
-                    c.resources = resources;
-                    c.templates = templates;
-                });
-                self.changed("resources");
-            }
-            (Err(e), _) | (_, Err(e)) => self.relist_failed("resources", &e),
-        }
+        self.relist(&context.peer, "resources").await;
     }
 
     async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
-        match context.peer.list_all_prompts().await {
-            Ok(prompts) => {
-                self.shared.set_catalog(|c| c.prompts = prompts);
-                self.changed("prompts");
-            }
-            Err(e) => self.relist_failed("prompts", &e),
-        }
+        self.relist(&context.peer, "prompts").await;
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.updated(params.uri);
     }
 
     async fn on_progress(
@@ -248,6 +234,52 @@ impl Client {
             Some(content) => result.with_content(serde_json::Value::Object(content)),
             None => result,
         }
+    }
+
+    /// Lists `what` (`tools`, `resources` or `prompts`) again, after the server said
+    /// it changed.
+    pub async fn relist(&self, peer: &rmcp::Peer<RoleClient>, what: &'static str) {
+        let relisted = match what {
+            "tools" => peer
+                .list_all_tools()
+                .await
+                .map(|tools| self.shared.set_catalog(|c| c.tools = tools)),
+            "prompts" => peer
+                .list_all_prompts()
+                .await
+                .map(|prompts| self.shared.set_catalog(|c| c.prompts = prompts)),
+            _ => {
+                let (resources, templates) = tokio::join!(
+                    peer.list_all_resources(),
+                    peer.list_all_resource_templates()
+                );
+                resources.and_then(|resources| {
+                    let templates = templates?;
+                    self.shared.set_catalog(|c| {
+                        c.resources = resources;
+                        c.templates = templates;
+                    });
+                    Ok(())
+                })
+            }
+        };
+        match relisted {
+            Ok(()) => self.changed(what),
+            Err(e) => self.relist_failed(what, &e),
+        }
+    }
+
+    /// Reports that a resource subscribed to changed. News of one no longer
+    /// subscribed to (sent before the server heard that) is dropped.
+    pub fn updated(&self, uri: String) {
+        if !self.shared.subscriptions.has(&uri) {
+            tracing::debug!(server = %self.server, "an update of {uri}, not subscribed to");
+            return;
+        }
+        let _ = self.shared.events.send(MountEvent::ResourceUpdated {
+            server: self.server.to_string(),
+            uri,
+        });
     }
 
     /// A connection that is closing cannot be re-listed; that is no news.

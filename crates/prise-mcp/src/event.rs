@@ -39,6 +39,13 @@ pub enum MountEvent {
         /// `tools`, `resources` or `prompts`.
         what: &'static str,
     },
+    /// A resource subscribed to ([`crate::Mounts::subscribe_resource`]) changed.
+    ResourceUpdated {
+        /// The server.
+        server: String,
+        /// The resource, as the server names it.
+        uri: String,
+    },
     /// Progress of a long request.
     Progress {
         /// The server.

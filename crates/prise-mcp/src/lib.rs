@@ -30,6 +30,7 @@ pub mod roots;
 mod rounds;
 pub mod sampling;
 mod sse;
+mod subscriptions;
 mod supervise;
 pub mod tasks;
 mod template;

@@ -180,6 +180,7 @@ impl Mount {
             }
         };
         let live = Live::new(connected, shared);
+        live.listen().await;
         let restarts = matches!(server.restart, RestartPolicy::OnFailure { .. })
             && matches!(server.transport, Transport::Stdio(_));
         let reach = matches!(server.transport, Transport::Http(_)).then(|| {
@@ -382,6 +383,47 @@ impl Mount {
         }
     }
 
+    /// Subscribes to updates of resource `uri` ([`MountEvent::ResourceUpdated`]),
+    /// for as long as the mount lasts, across restarts of the server.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), CallError> {
+        self.subscription(uri, true).await
+    }
+
+    /// Ends the subscription to `uri`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), CallError> {
+        self.subscription(uri, false).await
+    }
+
+    async fn subscription(&self, uri: &str, on: bool) -> Result<(), CallError> {
+        let method = if on {
+            "resources/subscribe"
+        } else {
+            "resources/unsubscribe"
+        };
+        let connection = self.live.current();
+        let peer = connection.service.peer();
+        let offered = peer.peer_info().is_some_and(|info| {
+            info.capabilities
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true))
+        });
+        if !offered {
+            return Err(CallError::Transport {
+                server: self.name.clone(),
+                method: method.to_owned(),
+                cause: "the server does not offer resource subscriptions".to_owned(),
+            });
+        }
+        let client = connection.service.service();
+        let outcome = if on {
+            crate::subscriptions::subscribe(client, peer, uri).await
+        } else {
+            crate::subscriptions::unsubscribe(client, peer, uri).await
+        };
+        outcome.map_err(|e| self.error(&connection, method, e))
+    }
+
     /// Sends a request and follows it through the server's `input_required` rounds
     /// (see `rounds`) to its result.
     async fn request(
@@ -562,12 +604,14 @@ impl Mount {
 
 impl Live {
     /// Takes a new connection (and what it lists) in place of the current one.
-    pub(crate) fn reconnected(&self, connected: Connected) {
+    /// It listens again on the new connection (see `subscriptions`).
+    pub(crate) async fn reconnected(&self, connected: Connected) {
         let (connection, catalog) = connected.into_connection();
         self.shared.set_catalog(|c| *c = catalog);
         let old = self.current();
         self.replace(connection);
         old.service.cancellation_token().cancel();
+        self.listen().await;
     }
 
     fn new(connected: Connected, shared: Arc<Shared>) -> Arc<Live> {
@@ -578,6 +622,12 @@ impl Live {
             shared,
             closing: AtomicBool::new(false),
         })
+    }
+
+    /// Listens to the server on the current connection (see `subscriptions`).
+    async fn listen(&self) {
+        let connection = self.current();
+        crate::subscriptions::resume(connection.service.service(), connection.service.peer()).await;
     }
 }
 

@@ -373,15 +373,43 @@ impl Mounts {
         uri: &str,
         server: Option<&str>,
     ) -> Result<ReadResourceResult, CallError> {
-        let mount = match server {
+        self.mount_of_resource(uri, server)?
+            .read_resource(uri)
+            .await
+    }
+
+    /// Subscribes to updates of `uri` at the server [`Mounts::read_resource`] reads it
+    /// from (or `server`); each comes as [`MountEvent::ResourceUpdated`].
+    pub async fn subscribe_resource(
+        &self,
+        uri: &str,
+        server: Option<&str>,
+    ) -> Result<(), CallError> {
+        self.mount_of_resource(uri, server)?
+            .subscribe_resource(uri)
+            .await
+    }
+
+    /// Ends a subscription of [`Mounts::subscribe_resource`].
+    pub async fn unsubscribe_resource(
+        &self,
+        uri: &str,
+        server: Option<&str>,
+    ) -> Result<(), CallError> {
+        self.mount_of_resource(uri, server)?
+            .unsubscribe_resource(uri)
+            .await
+    }
+
+    fn mount_of_resource(&self, uri: &str, server: Option<&str>) -> Result<&Mount, CallError> {
+        match server {
             Some(name) => self
                 .mounts
                 .iter()
                 .find(|m| m.name() == name)
-                .ok_or_else(|| CallError::NotFound(format!("no mounted server is named {name}")))?,
-            None => self.resource_owner(uri)?,
-        };
-        mount.read_resource(uri).await
+                .ok_or_else(|| CallError::NotFound(format!("no mounted server is named {name}"))),
+            None => self.resource_owner(uri),
+        }
     }
 
     /// Whether a resource template of a server here fits `uri`.

@@ -96,7 +96,7 @@ impl Reach {
         )
         .await
         .map_err(|failed| failed.cause)?;
-        live.reconnected(connected);
+        live.reconnected(connected).await;
         Ok(true)
     }
 }

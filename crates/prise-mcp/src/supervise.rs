@@ -80,9 +80,7 @@ async fn supervise(server: Server, options: MountOptions, client: Client, live: 
             let attempt = connect::establish(&server, &options, client.clone(), &slot);
             match tokio::time::timeout(server.startup_timeout, attempt).await {
                 Ok(Ok(connected)) => {
-                    let (connection, catalog) = connected.into_connection();
-                    live.shared.set_catalog(|c| *c = catalog);
-                    live.replace(connection);
+                    live.reconnected(connected).await;
                     let _ = events.send(MountEvent::Ready {
                         server: server.name.clone(),
                         elapsed: started.elapsed(),

@@ -885,3 +885,23 @@ fn log_messages_pass_through() {
     );
     assert!(got["level"].is_string(), "{got}");
 }
+
+/// A client subscribed to a resource through the gateway hears its updates, in both
+/// eras (`resources/subscribe`, and a `subscriptions/listen` stream at 2026-07-28);
+/// a URI no server has is refused, or left out of what the stream accepted.
+#[test]
+fn resource_subscriptions_pass_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path()).display().to_string();
+    let prise = prise_bin().display().to_string();
+    for mode in ["legacy", "2026-07-28"] {
+        let got = python("py_gateway_subscriptions.py", &[mode, &prise, &config]);
+        assert_eq!(got["updated"], got["uri"], "{mode}: {got}");
+        if mode == "legacy" {
+            let refused = got["refused"].as_str().unwrap();
+            assert!(refused.contains("nowhere://at-all"), "{refused}");
+        } else {
+            assert_eq!(got["honored"], json!([got["uri"]]), "{got}");
+        }
+    }
+}
