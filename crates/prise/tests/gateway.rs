@@ -873,6 +873,28 @@ fn bare_names() {
     );
 }
 
+/// Each client of the dated era hears the log messages at or above its own level.
+#[test]
+fn each_client_its_own_log_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {"l": {
+        "command": peers().join("venv/bin/python"),
+        "args": [Path::new(env!("CARGO_MANIFEST_DIR")).join("../prise-mcp/tests/fixtures/listening_server.py")],
+        "protocol": "legacy",
+    }}});
+    let path = dir.path().join("gateway.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let path = path.display().to_string();
+    let gateway = HttpServer::start(&["--config", &path, "serve", "gateway"], &[]);
+    let got = python("py_gateway_log_levels.py", &[&gateway.url]);
+    assert_eq!(got["quiet"], json!(["error"]), "{got}");
+    assert_eq!(
+        got["chatty"],
+        json!(["debug", "info", "warning", "error"]),
+        "{got}"
+    );
+}
+
 /// A server's log messages reach the connected clients, under its name.
 #[test]
 fn log_messages_pass_through() {
