@@ -315,10 +315,12 @@ fn verdicts(output: &str) -> (Vec<String>, Vec<String>) {
     (passed, failed)
 }
 
-/// Every server scenario (of both releases, at 2025-11-25) against a server with the
-/// scenarios' fixtures (`fixtures/scenario_server.py`, on the official Python SDK),
-/// directly and through `prise serve gateway --bare-names`: each scenario that passes
-/// directly passes through the gateway.
+/// Every server scenario against a server with the scenarios' fixtures
+/// (`fixtures/scenario_server.py`, on the official Python SDK), directly and through
+/// `prise serve gateway --bare-names`: each scenario that passes directly passes
+/// through the gateway. Those of both releases at 2025-11-25, and those the
+/// 2026-07-28 revision requires (0.2.0-alpha.12), with the gateway speaking either
+/// era to the fixture.
 #[test]
 fn server_scenarios_through_the_gateway() {
     let python = peers().join("venv/bin/python");
@@ -346,19 +348,79 @@ fn server_scenarios_through_the_gateway() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let direct_url = format!("http://127.0.0.1:{port}/mcp");
-
-    // The scenarios test the dated era: the gateway speaks it with the fixture too.
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("gateway.json");
+    let (_legacy, legacy_url) = gateway_of(dir.path(), &python, &fixture, "legacy");
+    let (_modern, modern_url) = gateway_of(dir.path(), &python, &fixture, "modern");
+
+    let mut runs: Vec<(&str, &str, Vec<&str>, Vec<(&str, &str)>)> = SUITES
+        .iter()
+        .map(|&(release, prefix)| {
+            (
+                release,
+                prefix,
+                vec!["--suite", "all", "--spec-version", "2025-11-25"],
+                vec![("a dated upstream", legacy_url.as_str())],
+            )
+        })
+        .collect();
+    runs.push((
+        "0.2.0-alpha.12 (2026-07-28)",
+        SUITES[1].1,
+        vec!["--requirements", "2026-07-28"],
+        vec![
+            ("a dated upstream", legacy_url.as_str()),
+            ("a 2026-07-28 upstream", modern_url.as_str()),
+        ],
+    ));
+    let mut lost = Vec::new();
+    for (release, prefix, selection, gateways) in runs {
+        let run = |url: &str| {
+            let mut args = vec!["server", "--url", url];
+            args.extend(&selection);
+            let (_, output) = conformance_in(prefix, &args);
+            verdicts(&output)
+        };
+        let (direct, _) = run(&direct_url);
+        assert!(
+            direct.len() >= 20,
+            "conformance {release}: the fixture passes only {direct:?}"
+        );
+        for (upstream, url) in gateways {
+            let (through, failed) = run(url);
+            eprintln!(
+                "conformance {release}: {} scenarios pass directly, {} through the gateway with {upstream} ({} fail there: {})",
+                direct.len(),
+                through.len(),
+                failed.len(),
+                failed.join(", ")
+            );
+            lost.extend(
+                direct
+                    .iter()
+                    .filter(|s| !through.contains(s))
+                    .map(|s| format!("{release} with {upstream}: {s}")),
+            );
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "pass directly but not through the gateway: {lost:?}"
+    );
+}
+
+/// `prise serve gateway --bare-names --http` in front of the fixture over stdio,
+/// speaking `protocol` to it; the gateway and its URL.
+fn gateway_of(dir: &Path, python: &Path, fixture: &Path, protocol: &str) -> (Killed, String) {
+    let config = dir.join(format!("gateway-{protocol}.json"));
     let servers = serde_json::json!({"mcpServers": {"fixture": {
-        "command": python, "args": [fixture, "stdio"], "protocol": "legacy",
+        "command": python, "args": [fixture, "stdio"], "protocol": protocol,
     }}});
     std::fs::write(&config, servers.to_string()).unwrap();
     let mut gateway = Command::new(prise_bin())
         .arg("--config")
         .arg(&config)
         .args(["serve", "gateway", "--bare-names", "--http", "127.0.0.1:0"])
-        .env("PRISE_STATE_DIR", dir.path().join("state"))
+        .env("PRISE_STATE_DIR", dir.join("state"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -367,48 +429,5 @@ fn server_scenarios_through_the_gateway() {
     std::io::BufReader::new(gateway.stdout.take().unwrap())
         .read_line(&mut url)
         .unwrap();
-    let _gateway = Killed(gateway);
-    let gateway_url = url.trim().to_owned();
-
-    let mut lost = Vec::new();
-    for (release, prefix) in SUITES {
-        let run = |url: &str| {
-            let (_, output) = conformance_in(
-                prefix,
-                &[
-                    "server",
-                    "--url",
-                    url,
-                    "--suite",
-                    "all",
-                    "--spec-version",
-                    "2025-11-25",
-                ],
-            );
-            verdicts(&output)
-        };
-        let (direct, _) = run(&direct_url);
-        let (through, failed) = run(&gateway_url);
-        assert!(
-            direct.len() >= 20,
-            "conformance {release}: the fixture passes only {direct:?}"
-        );
-        eprintln!(
-            "conformance {release}: {} scenarios pass directly, {} through the gateway ({} fail there: {})",
-            direct.len(),
-            through.len(),
-            failed.len(),
-            failed.join(", ")
-        );
-        lost.extend(
-            direct
-                .iter()
-                .filter(|s| !through.contains(s))
-                .map(|s| format!("{release} {s}")),
-        );
-    }
-    assert!(
-        lost.is_empty(),
-        "pass directly but not through the gateway: {lost:?}"
-    );
+    (Killed(gateway), url.trim().to_owned())
 }
