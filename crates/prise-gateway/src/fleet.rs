@@ -82,6 +82,15 @@ impl Fleet {
         let _ = tokio::time::timeout_at(deadline, started.wait_for(|n| *n >= total)).await;
     }
 
+    /// Waits as [`Fleet::settled`] does, unless `known` holds already: a request that
+    /// names what a server up has goes ahead at once; one that names what no server up
+    /// has may be for a server still starting.
+    pub async fn settled_unless(&self, known: impl Fn(&Fleet) -> bool) {
+        if !known(self) {
+            self.settled().await;
+        }
+    }
+
     /// Waits until every server has started or failed to.
     pub async fn all_started(&self) {
         let total = self.total();
@@ -165,9 +174,8 @@ impl Fleet {
         exposed: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, CallError> {
-        if self.with_tool(exposed).is_none() {
-            self.settled().await;
-        }
+        self.settled_unless(|f| f.with_tool(exposed).is_some())
+            .await;
         match self.with_tool(exposed) {
             Some(part) => part.call_tool(exposed, arguments).await,
             None => Err(CallError::UnknownTool {
@@ -198,10 +206,16 @@ impl Fleet {
         &self,
         request: CompleteRequestParams,
     ) -> Result<CompleteResult, CallError> {
-        for part in self.parts() {
-            match part.complete(request.clone()).await {
-                Err(CallError::NotFound(_)) => continue,
-                answered => return answered,
+        // Asked again once the servers still starting are up: one may have it.
+        for round in 0..2 {
+            if round == 1 {
+                self.settled().await;
+            }
+            for part in self.parts() {
+                match part.complete(request.clone()).await {
+                    Err(CallError::NotFound(_)) => continue,
+                    answered => return answered,
+                }
             }
         }
         Err(CallError::NotFound(

@@ -245,6 +245,9 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         if let Reference::Prompt(prompt) = &mut request.r#ref {
+            self.fleet
+                .settled_unless(|f| has_prompt(f, &prompt.name, self.bare_names))
+                .await;
             if self.bare_names {
                 prompt.name = self.exposed_prompt(&prompt.name);
             }
@@ -286,6 +289,9 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.fleet
+            .settled_unless(|f| f.server_of_resource(&request.uri).is_ok())
+            .await;
         self.subscribable(&request.uri)?;
         self.listeners
             .subscribe(&self.fleet, &context.peer, &request.uri)
@@ -358,6 +364,9 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let started = Instant::now();
+        self.fleet
+            .settled_unless(|f| has_prompt(f, &request.name, self.bare_names))
+            .await;
         let name = if self.bare_names {
             self.exposed_prompt(&request.name)
         } else {
@@ -402,6 +411,9 @@ impl Gateway {
 
     /// Reads `uri` from the server that has it (see `Mounts::read_resource`).
     async fn read(&self, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
+        self.fleet
+            .settled_unless(|f| f.server_of_resource(uri).is_ok())
+            .await;
         // Under a profile, from a server it shows only.
         let server = match &self.profile {
             None => None,
@@ -551,6 +563,15 @@ impl Gateway {
         }
         self.fleet.call_tool(&tool, arguments).await
     }
+}
+
+/// Whether a server up has the prompt `name` (exposed, or its server's own under bare
+/// names).
+fn has_prompt(fleet: &Fleet, name: &str, bare: bool) -> bool {
+    fleet
+        .prompts()
+        .iter()
+        .any(|p| p.name == name || (bare && p.prompt.name == name))
 }
 
 /// The first of each name (a name two servers share, under bare names).

