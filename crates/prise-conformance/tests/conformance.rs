@@ -352,28 +352,40 @@ fn server_scenarios_through_the_gateway() {
     let (_legacy, legacy_url) = gateway_of(dir.path(), &python, &fixture, "legacy");
     let (_modern, modern_url) = gateway_of(dir.path(), &python, &fixture, "modern");
 
-    let mut runs: Vec<(&str, &str, Vec<&str>, Vec<(&str, &str)>)> = SUITES
+    // A release, where it is installed, which scenarios, and the gateways to compare
+    // (what they speak to the fixture, and their URLs).
+    struct Run<'a> {
+        release: &'a str,
+        prefix: &'a str,
+        selection: Vec<&'a str>,
+        gateways: Vec<(&'a str, &'a str)>,
+    }
+    let mut runs: Vec<Run> = SUITES
         .iter()
-        .map(|&(release, prefix)| {
-            (
-                release,
-                prefix,
-                vec!["--suite", "all", "--spec-version", "2025-11-25"],
-                vec![("a dated upstream", legacy_url.as_str())],
-            )
+        .map(|&(release, prefix)| Run {
+            release,
+            prefix,
+            selection: vec!["--suite", "all", "--spec-version", "2025-11-25"],
+            gateways: vec![("a dated upstream", legacy_url.as_str())],
         })
         .collect();
-    runs.push((
-        "0.2.0-alpha.12 (2026-07-28)",
-        SUITES[1].1,
-        vec!["--requirements", "2026-07-28"],
-        vec![
+    runs.push(Run {
+        release: "0.2.0-alpha.12 (2026-07-28)",
+        prefix: SUITES[1].1,
+        selection: vec!["--requirements", "2026-07-28"],
+        gateways: vec![
             ("a dated upstream", legacy_url.as_str()),
             ("a 2026-07-28 upstream", modern_url.as_str()),
         ],
-    ));
+    });
     let mut lost = Vec::new();
-    for (release, prefix, selection, gateways) in runs {
+    for Run {
+        release,
+        prefix,
+        selection,
+        gateways,
+    } in runs
+    {
         let run = |url: &str| {
             let mut args = vec!["server", "--url", url];
             args.extend(&selection);

@@ -331,7 +331,7 @@ impl Mount {
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, CallError> {
         if self.live.current().task_tools.required(tool) {
-            return crate::tasks::dated::call(self, tool, arguments).await;
+            return Box::pin(crate::tasks::dated::call(self, tool, arguments)).await;
         }
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
@@ -339,7 +339,7 @@ impl Mount {
         match self.request(request, "tools/call").await? {
             ServerResult::CallToolResult(result) => Ok(result),
             ServerResult::CreateTaskResult(created) => {
-                crate::tasks::follow(self, tool, created.task).await
+                Box::pin(crate::tasks::follow(self, tool, created.task)).await
             }
             other => Err(self.unexpected("tools/call", &other)),
         }
@@ -452,7 +452,7 @@ impl Mount {
             } else {
                 state_only = 0;
             }
-            let answers = crate::rounds::answers(&self.client(), questions)
+            let answers = Box::pin(crate::rounds::answers(&self.client(), questions))
                 .await
                 .map_err(fail)?;
             let answers = (!answers.is_empty()).then_some(answers);
@@ -479,7 +479,7 @@ impl Mount {
         let (Err(error), Some(reach)) = (&outcome, &self.reach) else {
             return outcome;
         };
-        match reach.sign_in_again(&self.live).await {
+        match Box::pin(reach.sign_in_again(&self.live)).await {
             Ok(true) => self.request_once(request, method).await,
             Ok(false) => outcome,
             Err(why) => Err(CallError::Transport {
@@ -531,7 +531,7 @@ impl Mount {
             Err(e) => {
                 let mut error = self.error(&connection, method, e);
                 if let CallError::Closed { detail, .. } = &mut error {
-                    *detail = exit_detail(&connection).await;
+                    *detail = Box::pin(exit_detail(&connection)).await;
                 }
                 Err(error)
             }

@@ -26,11 +26,69 @@ pub fn in_process<S: ServerHandler>(server: S) -> tokio::io::DuplexStream {
 /// Serves `server` on stdin and stdout until the client closes stdin.
 pub async fn stdio<S: ServerHandler>(server: S) -> std::io::Result<()> {
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((std_in()?, std_out()?))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
+}
+
+type Reader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
+/// Stdin, read as the runtime's other sockets and pipes are when it is a pipe or a
+/// socket (what an MCP client that starts the server gives it: Python makes pipes,
+/// Node sockets). tokio's own stdin reads on a blocking thread instead, a hand-off
+/// between threads for every message, which made up most of what the gateway added
+/// to a call (docs/BENCHMARKS.md). A terminal or a file gets tokio's.
+fn std_in() -> std::io::Result<Reader> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
+    Ok(match Kind::of(&fd)? {
+        Kind::Pipe => Box::new(tokio::net::unix::pipe::Receiver::from_file(fd.into())?),
+        Kind::Socket => Box::new(socket(fd)?),
+        Kind::Other => Box::new(tokio::io::stdin()),
+    })
+}
+
+/// Stdout, as [`std_in`] reads stdin. Nothing else may write to stdout while it
+/// serves: it is then non-blocking.
+fn std_out() -> std::io::Result<Writer> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+    Ok(match Kind::of(&fd)? {
+        Kind::Pipe => Box::new(tokio::net::unix::pipe::Sender::from_file(fd.into())?),
+        Kind::Socket => Box::new(socket(fd)?),
+        Kind::Other => Box::new(tokio::io::stdout()),
+    })
+}
+
+/// What a standard stream is connected to.
+enum Kind {
+    Pipe,
+    Socket,
+    Other,
+}
+
+impl Kind {
+    fn of(fd: &std::os::fd::OwnedFd) -> std::io::Result<Kind> {
+        use std::os::unix::fs::FileTypeExt;
+        let file = std::fs::File::from(fd.try_clone()?);
+        let kind = file.metadata()?.file_type();
+        Ok(if kind.is_fifo() {
+            Kind::Pipe
+        } else if kind.is_socket() {
+            Kind::Socket
+        } else {
+            Kind::Other
+        })
+    }
+}
+
+fn socket(fd: std::os::fd::OwnedFd) -> std::io::Result<tokio::net::UnixStream> {
+    let stream = std::os::unix::net::UnixStream::from(fd);
+    stream.set_nonblocking(true)?;
+    tokio::net::UnixStream::from_std(stream)
 }
 
 /// How `serve --http` answers: where, and who may ask.
