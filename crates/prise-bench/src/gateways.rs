@@ -48,6 +48,13 @@ pub fn measure(env: &Env, plan: &Plan) -> Result<GatewayResults, String> {
             _process: None,
         },
         Route {
+            name: "relay floor (copies lines), stdio → stdio",
+            target: Target::Stdio(relay(env)),
+            tool: "echo".to_owned(),
+            http: false,
+            _process: None,
+        },
+        Route {
             name: "prise gateway, stdio → stdio",
             target: Target::Stdio(prise_gateway(env, &one, &scratch)),
             tool: "echo0__echo".to_owned(),
@@ -168,6 +175,13 @@ pub fn measure(env: &Env, plan: &Plan) -> Result<GatewayResults, String> {
         rss.push((upstreams, process.peak_rss_kib()));
     }
     Ok(GatewayResults { rows, rss })
+}
+
+/// `bench-relay` in front of the echo server.
+fn relay(env: &Env) -> Vec<String> {
+    let mut command = vec![env.path("bench-relay"), "--".to_owned()];
+    command.extend(env.echo_server());
+    command
 }
 
 /// `prise --config CONFIG serve gateway` with its state in the scratch folder.

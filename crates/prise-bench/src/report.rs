@@ -270,7 +270,8 @@ fn gateway_section(w: &mut String, g: &GatewayResults) {
         w,
         "## Through a gateway\n\nThe same echo server reached directly and through a gateway that starts it over stdio, \
          by one client (prise's mount layer, dated era), the routes taking turns. *Added* is the route's median minus \
-         the direct one: the gateway's hop, including the client's HTTP where the route is HTTP.\n\n\
+         the direct one: the gateway's hop, including the client's HTTP where the route is HTTP. The relay floor \
+         (`bench-relay`) copies lines both ways and parses nothing: the least one more process on the path adds.\n\n\
          | route | median | p99 | added | calls/s at 1 | at 8 | at 64 |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for row in &g.rows {
@@ -396,6 +397,19 @@ other clients).
   under the sum of single starts); the 1.2 × target is meaningful for servers whose
   start is mostly waiting (an `npx` or `uvx` launch), as in `prise servers` on the
   reference servers, where five servers are listed in about the time of the slowest.
+- The gateway's stdio hop, profiled with `perf` (calls of the benchmark's, in the
+  gateway process): a third of its time is the kernel's (writing to a pipe and waking
+  the process that reads it, then waiting in `epoll`), a fifth is rmcp parsing the two
+  messages (`serde`'s buffered content for flattened and untagged types), a tenth was
+  copying a call's future, 115 KiB before the rarely taken paths (signing in again,
+  tasks, multi-round answers) were boxed. Before that, tokio's stdin and stdout ran
+  each read and write on a blocking thread: four threads switching per message, which
+  took the added time from about 200 µs to about 100 µs on this machine when removed
+  (the echo server serves stdio the same way, so the direct route got faster too).
+  The relay floor shows that one more process costs under 10 µs here: the rest is
+  the gateway's handling of two typed JSON-RPC messages each way through rmcp (the
+  downstream server's and the upstream client's). Reaching 30 µs would take a path
+  that forwards a call's bytes without rmcp's typed messages; prise does not have one.
 ";
 
 /// A horizontal bar chart of median round trips, stdio and HTTP.
