@@ -403,10 +403,10 @@ other clients).
   messages (`serde`'s buffered content for flattened and untagged types), a tenth was
   copying a call's future, 115 KiB before the rarely taken paths (signing in again,
   tasks, multi-round answers) were boxed. Before that, tokio's stdin and stdout ran
-  each read and write on a blocking thread: four threads switching per message, which
-  took the added time from about 200 µs to about 100 µs on this machine when removed
-  (the echo server serves stdio the same way, so the direct route got faster too).
-  The relay floor shows that one more process costs under 10 µs here: the rest is
+  each read and write on a blocking thread: four threads switching per message.
+  Removing both took the added time from 128 µs to 76 µs in this suite (and the echo
+  server, which serves stdio the same way, from a floor of 88 µs to 58 µs). The relay
+  floor shows that one more process costs a few microseconds here: the rest is
   the gateway's handling of two typed JSON-RPC messages each way through rmcp (the
   downstream server's and the upstream client's). Reaching 30 µs would take a path
   that forwards a call's bytes without rmcp's typed messages; prise does not have one.
