@@ -8,8 +8,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{fixture, peers, servers};
-use prise_mcp::{CallError, MountEvent, MountOptions, Mounts, Source};
+use common::{fixture, mount_all, peers, quiet_options};
+use prise_mcp::{CallError, MountEvent, Mounts};
 use serde_json::json;
 use tokio::sync::broadcast;
 
@@ -20,20 +20,7 @@ async fn mount(protocol: &str) -> Mounts {
         "protocol": protocol,
         "timeout": {"startup": 60},
     }}});
-    let mounts = Mounts::start(
-        servers(&config.to_string())
-            .into_iter()
-            .map(Source::from)
-            .collect(),
-        MountOptions {
-            log_dir: None,
-            eras: None,
-            ..MountOptions::default()
-        },
-    )
-    .await;
-    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
-    mounts
+    mount_all(&config, quiet_options()).await
 }
 
 /// The next event `wanted` picks, within 20 s.

@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{eventually, everything_http, fixture, peers, servers};
+use common::{eventually, everything_http, fixture, mount_all, peers, quiet_options};
 use prise_mcp::elicit::{Elicitation, ElicitationFuture, Elicitor};
-use prise_mcp::{CallError, MountEvent, MountOptions, Mounts, Source};
+use prise_mcp::{CallError, MountEvent, MountOptions, Mounts};
 use serde_json::{Value, json};
 
 /// Answers every question with a colour, recording what it was asked.
@@ -36,21 +36,14 @@ async fn mount(log: &Path, timeout: f64, elicitor: Arc<dyn Elicitor>) -> Mounts 
         "env": {"TASKS_LOG": log},
         "timeout": {"startup": 60, "call": timeout},
     }}});
-    let mounts = Mounts::start(
-        servers(&config.to_string())
-            .into_iter()
-            .map(Source::from)
-            .collect(),
+    mount_all(
+        &config,
         MountOptions {
             elicitor,
-            log_dir: None,
-            eras: None,
-            ..MountOptions::default()
+            ..quiet_options()
         },
     )
-    .await;
-    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
-    mounts
+    .await
 }
 
 /// The tasks/* requests the server received, in order.
@@ -246,20 +239,14 @@ impl Elicitor for Historian {
 /// server-everything's research tool, which must be called as a task (2025-11-25),
 /// asked about an ambiguous topic: the report, and the statuses seen on the way.
 async fn research(config: Value) -> (String, Vec<String>) {
-    let mounts = Mounts::start(
-        servers(&config.to_string())
-            .into_iter()
-            .map(Source::from)
-            .collect(),
+    let mounts = mount_all(
+        &config,
         MountOptions {
             elicitor: Arc::new(Historian),
-            log_dir: None,
-            eras: None,
-            ..MountOptions::default()
+            ..quiet_options()
         },
     )
     .await;
-    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
     let mut events = mounts.subscribe();
     let arguments = json!({"topic": "tea", "ambiguous": true});
     let result = mounts

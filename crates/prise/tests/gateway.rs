@@ -59,6 +59,16 @@ fn succeeded(out: std::process::Output) -> std::process::Output {
     out
 }
 
+/// The names in a `tools/list` result.
+fn tool_names(listed: &Value) -> Vec<&str> {
+    listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
 /// The gateway client fixture with `args`.
 fn python_client(args: &[&str]) -> Value {
     python("py_gateway_client.py", args)
@@ -195,12 +205,7 @@ fn the_inspector_cli_through_the_gateway() {
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     let listed = inspector(&["--method", "tools/list"]);
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = tool_names(&listed);
     assert!(names.contains(&"time__convert_time"), "{names:?}");
     let called = inspector(&[
         "--method",
@@ -254,12 +259,7 @@ fn the_inspector_2026_cli_through_the_gateway() {
     let stdio: Vec<&str> = stdio.iter().map(String::as_str).collect();
     for target in [&stdio[..], &[gateway.url.as_str()][..]] {
         let listed = inspector(target, &["--method", "tools/list"]);
-        let names: Vec<&str> = listed["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
+        let names = tool_names(&listed);
         assert!(names.contains(&"time__convert_time"), "{names:?}");
         let called = inspector(
             target,
@@ -730,21 +730,34 @@ fn a_slow_server_joins_later_with_list_changed() {
     }});
     let path = dir.path().join("gateway.json");
     std::fs::write(&path, config.to_string()).unwrap();
-    let got = python("py_gateway_late.py", &[prise_bin(), path]);
-    assert!(got["connected_s"].as_f64().unwrap() < 5.0, "{got}");
-    assert_eq!(
-        got["first"],
-        json!(["time__convert_time", "time__get_current_time"])
-    );
-    assert_eq!(got["time_works"], true);
-    assert!(
-        got["late"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("bad__echo")),
-        "{got}"
-    );
-    assert_eq!(got["late_echo"], "echo: late");
+    // Both eras side by side: each waits 12 s for the slow server.
+    let prise = prise_bin().display().to_string();
+    let path = path.display().to_string();
+    let runs: Vec<_> = ["legacy", "2026-07-28"]
+        .map(|mode| {
+            let (prise, path) = (prise.clone(), path.clone());
+            std::thread::spawn(move || (mode, python("py_gateway_late.py", &[mode, &prise, &path])))
+        })
+        .into_iter()
+        .collect();
+    for run in runs {
+        let (mode, got) = run.join().unwrap();
+        assert!(got["connected_s"].as_f64().unwrap() < 5.0, "{mode}: {got}");
+        assert_eq!(
+            got["first"],
+            json!(["time__convert_time", "time__get_current_time"]),
+            "{mode}"
+        );
+        assert_eq!(got["time_works"], true, "{mode}");
+        assert!(
+            got["late"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("bad__echo")),
+            "{mode}: {got}"
+        );
+        assert_eq!(got["late_echo"], "echo: late", "{mode}");
+    }
 }
 
 /// The official TypeScript SDK client through the gateway over stdio, answering a

@@ -31,7 +31,9 @@ fn main() {
     };
     let (mut to_server, from_server) = (server.stdin.take(), server.stdout.take());
     let back = std::thread::spawn(move || {
-        let Some(from_server) = from_server else { return };
+        let Some(from_server) = from_server else {
+            return;
+        };
         copy_lines(BufReader::new(from_server), std::io::stdout().lock());
     });
     if let Some(to_server) = to_server.as_mut() {

@@ -41,6 +41,29 @@ pub fn servers(json: &str) -> Vec<Server> {
     .servers
 }
 
+/// Options for a test's mounts: no log folder, no remembered eras.
+pub fn quiet_options() -> prise_mcp::MountOptions {
+    prise_mcp::MountOptions {
+        log_dir: None,
+        eras: None,
+        ..prise_mcp::MountOptions::default()
+    }
+}
+
+/// Mounts the servers of `config` (an `mcpServers` object), asserting that each did.
+pub async fn mount_all(
+    config: &serde_json::Value,
+    options: prise_mcp::MountOptions,
+) -> prise_mcp::Mounts {
+    let sources = servers(&config.to_string())
+        .into_iter()
+        .map(prise_mcp::Source::from)
+        .collect();
+    let mounts = prise_mcp::Mounts::start(sources, options).await;
+    assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
+    mounts
+}
+
 /// Whether a process with this id still exists (a zombie counts: it was not reaped).
 pub fn alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
