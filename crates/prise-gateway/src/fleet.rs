@@ -6,7 +6,6 @@
 //! gateway started: a client that lists once, right after connecting, sees every
 //! server that starts in a few seconds, and a slower one later.
 
-use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -223,53 +222,12 @@ impl Fleet {
         ))
     }
 
-    /// The server a resource is read from: the first that lists it, else the one
-    /// whose template it fits, else the only one with resources (as
-    /// `Mounts::read_resource` decides among the servers of one `Mounts`).
+    /// The server a resource is read from, by the rule `Mounts::read_resource`
+    /// follows ([`prise_mcp::resource_owner`]).
     pub fn server_of_resource(&self, uri: &str) -> Result<String, CallError> {
         let parts = self.parts();
-        if let Some((server, _)) = self.resources().into_iter().find(|(_, r)| r.uri == uri) {
-            return Ok(server);
-        }
-        let fitting: HashSet<String> = parts
-            .iter()
-            .filter(|m| m.has_template_for(uri))
-            .flat_map(|m| {
-                m.mounts()
-                    .iter()
-                    .map(|x| x.name().to_owned())
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        let mut fitting: Vec<String> = fitting.into_iter().collect();
-        fitting.sort();
-        match fitting.as_slice() {
-            [one] => return Ok(one.clone()),
-            [] => {}
-            _ => {
-                return Err(CallError::UnknownResource {
-                    uri: uri.to_owned(),
-                    servers: fitting,
-                });
-            }
-        }
-        let with_resources: Vec<String> = parts
-            .iter()
-            .flat_map(|m| m.mounts())
-            .filter(|mount| {
-                mount
-                    .peer_info()
-                    .is_some_and(|i| i.capabilities.resources.is_some())
-            })
+        prise_mcp::resource_owner(parts.iter().flat_map(|p| p.mounts().iter()), uri)
             .map(|mount| mount.name().to_owned())
-            .collect();
-        match with_resources.as_slice() {
-            [one] => Ok(one.clone()),
-            _ => Err(CallError::UnknownResource {
-                uri: uri.to_owned(),
-                servers: Vec::new(),
-            }),
-        }
     }
 
     /// Reads a resource from `server`, or from the server [`Fleet::server_of_resource`]

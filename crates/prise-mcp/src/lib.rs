@@ -40,7 +40,7 @@ pub use elicit::{Elicitation, Elicitor};
 pub use error::{CallError, MountError};
 pub use event::MountEvent;
 pub use mount::{InProcessStream, Mount, MountOptions, TERMINATE_GRACE};
-pub use mounts::{ExposedPrompt, ExposedTool, Mounts, ServerState, Source};
+pub use mounts::{ExposedPrompt, ExposedTool, Mounts, ServerState, Source, resource_owner};
 pub use registry::exposed_name;
 pub use roots::folder_root;
 

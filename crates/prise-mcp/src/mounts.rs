@@ -412,16 +412,6 @@ impl Mounts {
         }
     }
 
-    /// Whether a resource template of a server here fits `uri`.
-    pub fn has_template_for(&self, uri: &str) -> bool {
-        self.mounts.iter().any(|m| {
-            m.catalog()
-                .templates
-                .iter()
-                .any(|t| UriTemplate::parse(&t.uri_template).matches(uri))
-        })
-    }
-
     /// The server [`Mounts::read_resource`] reads `uri` from when no server is named.
     pub fn server_of_resource(&self, uri: &str) -> Result<String, CallError> {
         self.resource_owner(uri).map(|m| m.name().to_owned())
@@ -429,48 +419,7 @@ impl Mounts {
 
     /// The mount to ask for `uri`, as [`Mounts::read_resource`] chooses it.
     fn resource_owner(&self, uri: &str) -> Result<&Mount, CallError> {
-        if let Some(mount) = self
-            .mounts
-            .iter()
-            .find(|m| m.catalog().resources.iter().any(|r| r.uri == uri))
-        {
-            return Ok(mount);
-        }
-        let fitting: Vec<&Mount> = self
-            .mounts
-            .iter()
-            .filter(|m| {
-                m.catalog()
-                    .templates
-                    .iter()
-                    .any(|t| UriTemplate::parse(&t.uri_template).matches(uri))
-            })
-            .collect();
-        match fitting.as_slice() {
-            [one] => return Ok(one),
-            [] => {}
-            several => {
-                return Err(CallError::UnknownResource {
-                    uri: uri.to_owned(),
-                    servers: several.iter().map(|m| m.name().to_owned()).collect(),
-                });
-            }
-        }
-        let with_resources: Vec<&Mount> = self
-            .mounts
-            .iter()
-            .filter(|m| {
-                m.peer_info()
-                    .is_some_and(|i| i.capabilities.resources.is_some())
-            })
-            .collect();
-        match with_resources.as_slice() {
-            [one] => Ok(one),
-            _ => Err(CallError::UnknownResource {
-                uri: uri.to_owned(),
-                servers: Vec::new(),
-            }),
-        }
+        resource_owner(self.mounts.iter(), uri)
     }
 
     /// Closes every mount at once, ending their processes.
@@ -531,5 +480,53 @@ impl Mounts {
             tools,
             prompts,
         };
+    }
+}
+
+/// Which of `mounts` has `uri`: the first that lists it, else the one whose resource
+/// template it fits, else the only one with resources at all (some servers accept URIs
+/// they do not list). The rule [`Mounts::read_resource`] follows, for a caller that
+/// holds its mounts apart (the gateway mounts each server on its own).
+pub fn resource_owner<'a>(
+    mounts: impl Iterator<Item = &'a Mount> + Clone,
+    uri: &str,
+) -> Result<&'a Mount, CallError> {
+    if let Some(mount) = mounts
+        .clone()
+        .find(|m| m.catalog().resources.iter().any(|r| r.uri == uri))
+    {
+        return Ok(mount);
+    }
+    let fitting: Vec<&Mount> = mounts
+        .clone()
+        .filter(|m| {
+            m.catalog()
+                .templates
+                .iter()
+                .any(|t| UriTemplate::parse(&t.uri_template).matches(uri))
+        })
+        .collect();
+    match fitting.as_slice() {
+        [one] => return Ok(one),
+        [] => {}
+        several => {
+            return Err(CallError::UnknownResource {
+                uri: uri.to_owned(),
+                servers: several.iter().map(|m| m.name().to_owned()).collect(),
+            });
+        }
+    }
+    let with_resources: Vec<&Mount> = mounts
+        .filter(|m| {
+            m.peer_info()
+                .is_some_and(|i| i.capabilities.resources.is_some())
+        })
+        .collect();
+    match with_resources.as_slice() {
+        [one] => Ok(one),
+        _ => Err(CallError::UnknownResource {
+            uri: uri.to_owned(),
+            servers: Vec::new(),
+        }),
     }
 }
