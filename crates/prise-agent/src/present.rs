@@ -128,18 +128,7 @@ impl ToolTable {
     }
 }
 
-/// Whether a character is invisible on a screen yet read by a model: Unicode tags (the
-/// "ASCII smuggling" block), zero-width characters and bidirectional overrides. Tool
-/// descriptions carry them to instruct a model behind the user's back.
-pub fn is_hidden(c: char) -> bool {
-    matches!(c,
-        '\u{E0000}'..='\u{E007F}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{FEFF}')
-}
+pub use prise_trust::screen::is_hidden;
 
 /// `text` without its hidden characters, counting them into `hidden`.
 fn visible(text: &str, hidden: &mut usize) -> String {

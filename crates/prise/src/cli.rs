@@ -65,6 +65,9 @@ pub enum Command {
     Servers(Json),
     /// List tools as the model sees them (server__tool), or show one in detail.
     Tools(ToolsArgs),
+    /// Screen every tool's definition for text aimed at the model: hidden characters,
+    /// instructions, secret files, shadowing, ways out for data (offline).
+    Scan(ScanArgs),
     /// Call one tool and print its result.
     Call(CallArgs),
     /// List resources and resource templates.
@@ -222,6 +225,19 @@ pub struct ToolsArgs {
     pub target: Option<String>,
     /// Print JSON: each tool with its server's definition (input schema included); for
     /// one tool, also what the model is sent (its name and schema for the provider).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `prise scan`.
+#[derive(Debug, Args)]
+#[command(after_help = "Exits 1 when any tool has a finding. --json prints \
+[{\"tool\": \"server__tool\", \"findings\": [{\"kind\": ..., \"detail\": ...}]}], \
+with an empty list for a clean tool.")]
+pub struct ScanArgs {
+    /// Only this server's tools (each is still compared with every other server's).
+    pub server: Option<String>,
+    /// Print JSON: each tool with its findings.
     #[arg(long)]
     pub json: bool,
 }

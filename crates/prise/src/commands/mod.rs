@@ -12,6 +12,7 @@ mod prompt_arguments;
 pub mod run;
 pub mod serve;
 pub mod sessions;
+pub mod trust;
 
 use clap::CommandFactory;
 

@@ -1,0 +1,137 @@
+//! `prise scan` on a labelled corpus: every tool of the reference servers the tests
+//! install (server-everything, server-filesystem, server-memory,
+//! server-sequential-thinking, mcp-server-time, mcp-server-fetch, mcp-server-git, and
+//! prise's own docs server) is benign; every tool of `fixtures/poisoned_server.py` is
+//! an attack (`fixtures/poisoned_tools.json`: published tool-poisoning examples and
+//! variants written as attacks, in English, French and Chinese, hidden and encoded).
+//! Targets: at least 90 % of the attacks flagged, at most 2 % of the real tools.
+
+mod common;
+
+use std::path::Path;
+
+use common::{peers, prise, prise_bin};
+use serde_json::{Value, json};
+
+fn config(dir: &Path) -> Value {
+    let npm = |bin: &str| peers().join("npm/node_modules/.bin").join(bin);
+    let venv = |bin: &str| peers().join("venv/bin").join(bin);
+    let repository = dir.join("repo");
+    std::fs::create_dir_all(&repository).unwrap();
+    assert!(
+        std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repository)
+            .status()
+            .unwrap()
+            .success()
+    );
+    json!({"mcpServers": {
+        "everything": {"command": "node", "args": [npm("mcp-server-everything"), "stdio"]},
+        "fs": {"command": "node", "args": [npm("mcp-server-filesystem"), dir]},
+        "memory": {"command": "node", "args": [npm("mcp-server-memory")],
+                   "env": {"MEMORY_FILE_PATH": dir.join("memory.json")}},
+        "thinking": {"command": "node", "args": [npm("mcp-server-sequential-thinking")]},
+        "time": {"command": venv("mcp-server-time"), "args": ["--local-timezone", "UTC"]},
+        "fetch": {"command": venv("mcp-server-fetch")},
+        "git": {"command": venv("mcp-server-git"), "args": ["--repository", repository]},
+        "docs": {"command": prise_bin(), "args": ["serve", "docs"]},
+        "poisoned": {"command": venv("python"),
+                     "args": [Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/poisoned_server.py")]},
+    }})
+}
+
+/// The kinds of each finding of `tool` in a `scan --json` report.
+fn kinds<'a>(report: &'a [Value], tool: &str) -> Vec<&'a str> {
+    let row = report
+        .iter()
+        .find(|r| r["tool"] == tool)
+        .unwrap_or_else(|| panic!("{tool} is not in the report"));
+    row["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_corpus_attacks_are_flagged_and_the_real_tools_are_not() {
+    let home = tempfile::tempdir().unwrap();
+    let config = config(home.path()).to_string();
+    let out = prise(home.path())
+        .args(["--config", &config, "scan", "--json"])
+        .output()
+        .unwrap();
+    // Findings: exit 1, the report still printed, one line on stderr.
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("tools have findings"), "{stderr}");
+    let report: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+
+    let flagged = |row: &&&Value| !row["findings"].as_array().unwrap().is_empty();
+    let (attacks, real): (Vec<&Value>, Vec<&Value>) = report
+        .iter()
+        .partition(|r| r["tool"].as_str().unwrap().starts_with("poisoned__"));
+    let attacks_flagged = attacks.iter().filter(flagged).count();
+    let real_flagged: Vec<&str> = real
+        .iter()
+        .filter(flagged)
+        .map(|r| r["tool"].as_str().unwrap())
+        .collect();
+    eprintln!(
+        "prise scan: {attacks_flagged} of {} attacks flagged ({:.1} %), {} of {} real tools ({:.1} %): {real_flagged:?}",
+        attacks.len(),
+        100.0 * attacks_flagged as f64 / attacks.len() as f64,
+        real_flagged.len(),
+        real.len(),
+        100.0 * real_flagged.len() as f64 / real.len() as f64,
+    );
+    assert_eq!(attacks.len(), 31);
+    assert!(
+        real.len() >= 50,
+        "the reference servers list {} tools",
+        real.len()
+    );
+    assert!(attacks_flagged * 100 >= attacks.len() * 90);
+    assert!(
+        real_flagged.len() * 100 <= real.len() * 2,
+        "{real_flagged:?}"
+    );
+
+    // What is found in the published examples, and in a few variants.
+    let add = kinds(&report, "poisoned__add");
+    assert!(
+        add.contains(&"secret-files") && add.contains(&"instructions"),
+        "{add:?}"
+    );
+    let shadowing = kinds(&report, "poisoned__add_numbers");
+    assert!(shadowing.contains(&"shadowing"), "{shadowing:?}");
+    assert!(kinds(&report, "poisoned__weather").contains(&"hidden-characters"));
+    assert!(kinds(&report, "poisoned__summarise").contains(&"encoded"));
+    assert!(kinds(&report, "poisoned__stats").contains(&"exfiltration"));
+    // A tool that names server-filesystem's read_file.
+    assert!(kinds(&report, "poisoned__file_mirror").contains(&"shadowing"));
+    // Reads like an override; is not one.
+    assert_eq!(kinds(&report, "fetch__fetch"), Vec::<&str>::new());
+}
+
+#[test]
+fn a_clean_server_exits_0_and_names_its_tools() {
+    let home = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {
+        "time": {"command": peers().join("venv/bin/mcp-server-time")},
+    }})
+    .to_string();
+    let out = prise(home.path())
+        .args(["--config", &config, "scan"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.starts_with("TOOL"), "{table}");
+    assert!(
+        table.contains("time__get_current_time") && table.contains("clean"),
+        "{table}"
+    );
+}
