@@ -116,6 +116,9 @@ pub struct Server {
     /// top-level `"roots"`; empty offers none (the server keeps what its arguments
     /// give it).
     pub roots: Vec<PathBuf>,
+    /// What a tool definition that differs from its pin does: its own `"pinning"`,
+    /// else the file's top-level one, else strict.
+    pub pinning: Pinning,
 }
 
 /// How to reach a server.
@@ -263,6 +266,20 @@ pub struct Enterprise {
     pub client_id: Option<String>,
     /// The person's ID token from that provider: `"idToken"` or `"idTokenFile"`.
     pub id_token: TokenSource,
+}
+
+/// What happens to a tool whose definition is not the one pinned at first sight (or
+/// that a pinned server adds later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pinning {
+    /// It is withheld (from the model, the gateway and `prise call`) until trusted.
+    #[default]
+    Strict,
+    /// It is used, with a warning.
+    Warn,
+    /// Nothing is pinned or compared.
+    Off,
 }
 
 /// Which protocol era to speak to a server.

@@ -54,7 +54,7 @@ const MODEL_KEYS: [&str; 15] = [
 ];
 
 /// The keys a server may have, for "did you mean".
-const SERVER_KEYS: [&str; 19] = [
+const SERVER_KEYS: [&str; 20] = [
     "type",
     "command",
     "args",
@@ -72,6 +72,7 @@ const SERVER_KEYS: [&str; 19] = [
     "maxRestarts",
     "protocol",
     "roots",
+    "pinning",
     "maxMessageSize",
     "oauth",
 ];
@@ -177,6 +178,7 @@ struct Fields<'a> {
     max_restarts: Option<&'a RawValue>,
     protocol: Option<&'a RawValue>,
     roots: Option<&'a RawValue>,
+    pinning: Option<&'a RawValue>,
     max_message_size: Option<&'a RawValue>,
     env_file: Option<&'a RawValue>,
     oauth: Option<&'a RawValue>,
@@ -229,6 +231,7 @@ impl<'a> Parser<'a> {
         let mut approval = None;
         let mut model = ModelSettings::default();
         let mut roots = Vec::new();
+        let mut pinning = Pinning::default();
         let mut profiles = None;
         for (key, raw) in &top.0 {
             let format = match key.as_str() {
@@ -236,6 +239,10 @@ impl<'a> Parser<'a> {
                 "servers" => Format::VsCode,
                 "roots" => {
                     roots = self.roots(raw, "top level", false)?;
+                    continue;
+                }
+                "pinning" => {
+                    pinning = self.pinning(raw, "top level")?;
                     continue;
                 }
                 "approval" => {
@@ -290,7 +297,7 @@ impl<'a> Parser<'a> {
                     Some("rename or remove one of them".into()),
                 ));
             }
-            servers.push(self.server(name, raw, &roots)?);
+            servers.push(self.server(name, raw, &roots, pinning)?);
         }
         let profiles = match profiles {
             Some(raw) => self.profiles(raw, &servers)?,
@@ -599,6 +606,7 @@ impl<'a> Parser<'a> {
         name: String,
         raw: &'a RawValue,
         shared_roots: &[PathBuf],
+        shared_pinning: Pinning,
     ) -> Result<Server, ConfigError> {
         let what = format!("server \"{name}\"");
         let entries: Entries<'a> = self.value(raw, &what)?;
@@ -622,6 +630,7 @@ impl<'a> Parser<'a> {
                 "maxRestarts" => &mut f.max_restarts,
                 "protocol" => &mut f.protocol,
                 "roots" => &mut f.roots,
+                "pinning" => &mut f.pinning,
                 "maxMessageSize" => &mut f.max_message_size,
                 "envFile" => &mut f.env_file,
                 "oauth" => &mut f.oauth,
@@ -782,6 +791,10 @@ impl<'a> Parser<'a> {
             None => DEFAULT_MAX_MESSAGE_SIZE,
             Some(raw) => self.size(raw, &what, "maxMessageSize")?,
         };
+        let pinning = match f.pinning {
+            Some(raw) => self.pinning(raw, &what)?,
+            None => shared_pinning,
+        };
         Ok(Server {
             name,
             file: self.path.to_owned(),
@@ -794,7 +807,22 @@ impl<'a> Parser<'a> {
             protocol,
             max_message_size,
             roots,
+            pinning,
         })
+    }
+
+    /// `"pinning": "strict" | "warn" | "off"`.
+    fn pinning(&self, raw: &'a RawValue, what: &str) -> Result<Pinning, ConfigError> {
+        match self.value::<String>(raw, &format!("{what}: pinning"))?.as_str() {
+            "strict" => Ok(Pinning::Strict),
+            "warn" => Ok(Pinning::Warn),
+            "off" => Ok(Pinning::Off),
+            other => Err(self.error(
+                self.offset(raw),
+                format!("{what}: unknown pinning \"{other}\""),
+                Some("use \"strict\" (the default: a changed tool is withheld until `prise trust`), \"warn\" or \"off\"".into()),
+            )),
+        }
     }
 
     fn stdio(
