@@ -36,6 +36,10 @@ pub(crate) struct Shared {
     pub news: crate::progress::Sinks,
     /// The resources subscribed to, and the 2026-07-28 notification stream.
     pub subscriptions: crate::subscriptions::Subscriptions,
+    /// How the server's tools are judged against their pins; `None` pins nothing.
+    pub vetting: Option<crate::vetting::Vetting>,
+    /// The tools withheld, and why, as of the last listing.
+    pub withheld: RwLock<Vec<(String, prise_trust::pins::Change)>>,
 }
 
 impl Shared {
@@ -47,11 +51,22 @@ impl Shared {
             roots_asked: std::sync::Mutex::new(None),
             news: Default::default(),
             subscriptions: Default::default(),
+            vetting: None,
+            withheld: RwLock::default(),
         }
     }
 
+    /// Takes a new listing; the tools are judged against their pins before anyone
+    /// sees it (a definition changed in a `list_changed` is withheld as one changed
+    /// between runs).
     pub fn set_catalog(&self, update: impl FnOnce(&mut Catalog)) {
-        update(&mut self.catalog.write().unwrap_or_else(|e| e.into_inner()));
+        let mut catalog = self.catalog.write().unwrap_or_else(|e| e.into_inner());
+        update(&mut catalog);
+        if let Some(vetting) = &self.vetting {
+            *self.withheld.write().unwrap_or_else(|e| e.into_inner()) =
+                vetting.withheld(&catalog.tools);
+        }
+        drop(catalog);
         self.generation.fetch_add(1, Ordering::Release);
     }
 }

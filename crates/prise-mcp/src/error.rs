@@ -39,6 +39,17 @@ pub enum CallError {
         /// Why it was not mounted.
         cause: String,
     },
+    /// The tool is withheld: its definition is not the one pinned (see
+    /// `prise_trust::pins`).
+    #[error("tool {tool} of server {server} {}; `prise trust {server} {tool}` shows the change and accepts it", change.describe())]
+    Withheld {
+        /// The server.
+        server: String,
+        /// The tool, as the server names it.
+        tool: String,
+        /// How it differs from its pin.
+        change: prise_trust::pins::Change,
+    },
     /// No mounted server exposes this prompt, or is named so.
     #[error("{0}")]
     NotFound(String),

@@ -34,13 +34,16 @@ mod subscriptions;
 mod supervise;
 pub mod tasks;
 mod template;
+mod vetting;
 
 pub use catalog::Catalog;
 pub use elicit::{Elicitation, Elicitor};
 pub use error::{CallError, MountError};
 pub use event::MountEvent;
 pub use mount::{InProcessStream, Mount, MountOptions, TERMINATE_GRACE};
-pub use mounts::{ExposedPrompt, ExposedTool, Mounts, ServerState, Source, resource_owner};
+pub use mounts::{
+    ExposedPrompt, ExposedTool, Mounts, ServerState, Source, Withheld, resource_owner,
+};
 pub use registry::exposed_name;
 pub use roots::folder_root;
 

@@ -47,6 +47,9 @@ pub struct MountOptions {
     pub root_lister: Option<Arc<dyn crate::roots::RootLister>>,
     /// Where the protocol era of each server is remembered; `None` probes every time.
     pub eras: Option<EraCache>,
+    /// Where tools are pinned (see `prise_trust::pins`); `None` pins nothing. prise's
+    /// command line pins in the project's `prise.lock` and the state folder.
+    pub pins: Option<prise_trust::pins::PinFiles>,
     /// Who signs in when a remote server asks for it while mounting; `None` reports
     /// that it needs a sign-in (`prise auth login`).
     pub sign_in: Option<Arc<dyn crate::auth::SignIn>>,
@@ -66,6 +69,7 @@ impl Default for MountOptions {
             elicitor: Arc::new(Decline),
             sampler: None,
             root_lister: None,
+            pins: None,
             eras: state
                 .as_ref()
                 .map(|dir| EraCache::at(dir.join("eras.json"))),
@@ -133,14 +137,13 @@ impl Mount {
         events: broadcast::Sender<MountEvent>,
     ) -> Result<Mount, MountError> {
         let started = Instant::now();
-        let shared = Arc::new(Shared::new(events));
         let fail_early = |cause: String| MountError {
             server: server.name.clone(),
             cause,
             stderr_tail: Vec::new(),
             log: None,
         };
-        let roots = match &options.roots {
+        let roots: Vec<Root> = match &options.roots {
             Some(roots) => roots.clone(),
             None => server
                 .roots
@@ -151,6 +154,16 @@ impl Mount {
                 })
                 .collect::<Result<_, _>>()?,
         };
+        let mut shared = Shared::new(events);
+        let mut offered = Vec::new();
+        if !roots.is_empty() || options.root_lister.is_some() {
+            offered.push("roots");
+        }
+        if options.sampler.is_some() {
+            offered.push("sampling");
+        }
+        shared.vetting = crate::vetting::Vetting::of(server, options.pins.as_ref(), &offered);
+        let shared = Arc::new(shared);
         let client = client_for(&server.name, roots, options, &shared);
         let stderr = StderrSlot::default();
         let outcome = tokio::time::timeout(
@@ -263,13 +276,15 @@ impl Mount {
     }
 
     /// The tools shown to users and models: listed by the server, kept by the
-    /// configured filter, duplicates dropped.
+    /// configured filter, not withheld ([`Mount::withheld`]), duplicates dropped.
     pub fn tools(&self) -> Vec<Tool> {
         let mut seen = std::collections::HashSet::new();
+        let withheld = self.withheld();
         self.catalog()
             .tools
             .into_iter()
             .filter(|tool| self.filter.permits(&tool.name))
+            .filter(|tool| !withheld.iter().any(|(name, _)| *name == tool.name))
             .filter(|tool| {
                 let first = seen.insert(tool.name.clone());
                 if !first {
@@ -278,6 +293,48 @@ impl Mount {
                 first
             })
             .collect()
+    }
+
+    /// The tools withheld because they are not as pinned, and how they differ (see
+    /// `prise_trust::pins`), among those the configured filter keeps.
+    pub fn withheld(&self) -> Vec<(String, prise_trust::pins::Change)> {
+        let withheld = self
+            .live
+            .shared
+            .withheld
+            .read()
+            .unwrap_or_else(|e| e.into_inner());
+        withheld
+            .iter()
+            .filter(|(tool, _)| self.filter.permits(tool))
+            .cloned()
+            .collect()
+    }
+
+    /// The definition pinned for `tool` (see `prise_trust::pins`); `None` when it has
+    /// none or pinning is off.
+    pub fn pinned(&self, tool: &str) -> Option<serde_json::Value> {
+        self.live.shared.vetting.as_ref()?.pinned(tool)
+    }
+
+    /// Pins `tool`'s definition as the server declares it now, which releases it;
+    /// the pin file it was written to.
+    pub fn trust(&self, tool: &str) -> Result<std::path::PathBuf, String> {
+        let shared = &self.live.shared;
+        let vetting = shared
+            .vetting
+            .as_ref()
+            .ok_or_else(|| format!("server {} pins nothing (\"pinning\": \"off\")", self.name))?;
+        let definition = self
+            .catalog()
+            .tools
+            .into_iter()
+            .find(|t| t.name == tool)
+            .ok_or_else(|| format!("server {} lists no tool {tool}", self.name))?;
+        let path = vetting.accept(&definition)?;
+        // Judged again, so that what this mount serves follows.
+        shared.set_catalog(|_| {});
+        Ok(path)
     }
 
     /// Everything as last listed, before filtering.

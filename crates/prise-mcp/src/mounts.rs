@@ -284,6 +284,13 @@ impl Mounts {
     ) -> Result<CallToolResult, CallError> {
         let route = self.route(exposed, |r| &r.tools);
         let Some((mount, name)) = route else {
+            if let Some(withheld) = self.withheld().into_iter().find(|w| w.name == exposed) {
+                return Err(CallError::Withheld {
+                    server: withheld.server,
+                    tool: withheld.tool,
+                    change: withheld.change,
+                });
+            }
             if let Some(failed) = self
                 .failures()
                 .iter()
@@ -376,6 +383,21 @@ impl Mounts {
         self.mount_of_resource(uri, server)?
             .read_resource(uri)
             .await
+    }
+
+    /// The tools withheld because they are not as pinned, under their exposed names.
+    pub fn withheld(&self) -> Vec<Withheld> {
+        self.mounts
+            .iter()
+            .flat_map(|mount| {
+                mount.withheld().into_iter().map(|(tool, change)| Withheld {
+                    name: exposed_name(mount.name(), &tool),
+                    server: mount.name().to_owned(),
+                    tool,
+                    change,
+                })
+            })
+            .collect()
     }
 
     /// Subscribes to updates of `uri` at the server [`Mounts::read_resource`] reads it
@@ -481,6 +503,19 @@ impl Mounts {
             prompts,
         };
     }
+}
+
+/// A tool withheld because it is not as pinned.
+#[derive(Debug, Clone)]
+pub struct Withheld {
+    /// `server__tool`.
+    pub name: String,
+    /// The server.
+    pub server: String,
+    /// The tool, as the server names it.
+    pub tool: String,
+    /// How it differs from its pin.
+    pub change: prise_trust::pins::Change,
 }
 
 /// Which of `mounts` has `uri`: the first that lists it, else the one whose resource

@@ -25,5 +25,6 @@
 //! assert!(kinds.contains(&Kind::SecretFiles));
 //! ```
 
+pub mod diff;
 pub mod pins;
 pub mod screen;

@@ -68,6 +68,9 @@ pub enum Command {
     /// Screen every tool's definition for text aimed at the model: hidden characters,
     /// instructions, secret files, shadowing, ways out for data (offline).
     Scan(ScanArgs),
+    /// Show how a withheld tool changed since it was pinned, and accept its new
+    /// definition.
+    Trust(TrustArgs),
     /// Call one tool and print its result.
     Call(CallArgs),
     /// List resources and resource templates.
@@ -240,6 +243,21 @@ pub struct ScanArgs {
     /// Print JSON: each tool with its findings.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Arguments of `prise trust`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  prise trust github                  # each withheld tool of github: what changed; accept it? [y/N]
+  prise trust github create_issue --yes   # accept without asking (scripts)")]
+pub struct TrustArgs {
+    /// The server.
+    pub server: String,
+    /// Only this tool (as the server names it).
+    pub tool: Option<String>,
+    /// Accept without asking.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 /// Arguments of `prise resources`.

@@ -73,6 +73,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     Command::Servers(args) => commands::inspect::servers(servers, args.json).await,
                     Command::Tools(args) => commands::inspect::tools(servers, args).await,
                     Command::Scan(args) => commands::trust::scan(servers, args).await,
+                    Command::Trust(args) => commands::trust::trust(servers, args).await,
                     Command::Call(args) => commands::inspect::call(servers, args).await,
                     Command::Resources(args) => commands::inspect::resources(servers, args).await,
                     Command::Read(args) => commands::inspect::read(servers, args).await,

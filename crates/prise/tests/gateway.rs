@@ -493,7 +493,9 @@ fn health_token_and_request_log_over_http() {
 #[test]
 fn faults_of_an_upstream_through_the_gateway() {
     let dir = tempfile::tempdir().unwrap();
-    let config = json!({"mcpServers": {
+    // `grow` adds a tool, which strict pinning would withhold (tests/trust.rs): here
+    // the new tool must reach the client, with list_changed.
+    let config = json!({"pinning": "warn", "mcpServers": {
         "bad": {"command": "python3", "args": [common::bad_server(), "normal"]},
         "time": {
             "command": peers().join("venv/bin/mcp-server-time"),

@@ -140,13 +140,43 @@ pub async fn tools(servers: Servers, args: ToolsArgs) -> Result<(), Failure> {
         .into_iter()
         .filter(|t| keeps(only, &t.server))
         .collect();
+    // Withheld tools are listed last, marked, with their new definition.
+    let withheld: Vec<(prise_mcp::Withheld, Option<prise_mcp::model::Tool>)> = mounts
+        .withheld()
+        .into_iter()
+        .filter(|w| keeps(only, &w.server))
+        .map(|w| {
+            let definition = mounts
+                .mounts()
+                .iter()
+                .find(|m| m.name() == w.server)
+                .and_then(|m| m.catalog().tools.into_iter().find(|t| t.name == w.tool));
+            (w, definition)
+        })
+        .collect();
     mounts.close().await;
-    let items = tools.iter().map(|t| {
-        (
-            json!({"name": t.name, "server": t.server, "tool": t.tool}),
-            tool_row(t),
-        )
-    });
+    let items = tools
+        .iter()
+        .map(|t| {
+            (
+                json!({"name": t.name, "server": t.server, "tool": t.tool}),
+                tool_row(t),
+            )
+        })
+        .chain(withheld.iter().map(|(w, definition)| {
+            (
+                json!({"name": w.name, "server": w.server, "tool": definition, "withheld": w.change}),
+                vec![
+                    w.name.clone(),
+                    format!(
+                        "WITHHELD: {}; `prise trust {} {}` shows the change",
+                        w.change.describe(),
+                        w.server,
+                        w.tool
+                    ),
+                ],
+            )
+        }));
     listing(args.json, &TOOLS_HEADER, items)
 }
 

@@ -123,6 +123,7 @@ impl Servers {
             elicitor: crate::elicitor::for_this_session(),
             sign_in: crate::sign_in::while_mounting(),
             events: Some(events.clone()),
+            pins: Some(pin_files()?),
             ..MountOptions::default()
         };
         if !self.roots.is_empty() {
@@ -150,6 +151,16 @@ impl Servers {
         }
         Ok(mounts)
     }
+}
+
+/// Where prise pins tools: the project's `prise.lock` (the project being the current
+/// folder, where its configuration files are found) and the state folder's
+/// `pins.json` for the rest. A pin file that cannot be read is a configuration error.
+pub fn pin_files() -> Result<prise_trust::pins::PinFiles, Failure> {
+    let project = std::env::current_dir().ok();
+    let state = prise_mcp::child::default_state_dir();
+    prise_trust::pins::PinFiles::open(project.as_deref(), state.as_deref())
+        .map_err(|e| Failure::usage(e, None))
 }
 
 impl Servers {

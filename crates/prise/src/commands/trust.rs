@@ -1,5 +1,7 @@
 //! `prise scan`: every mounted tool's definition screened for text aimed at the
-//! model (see [`prise_trust::screen`]), offline.
+//! model (see [`prise_trust::screen`]), offline; `prise trust`: what a withheld tool
+//! changed since it was pinned, and its new definition accepted (see
+//! [`prise_trust::pins`]).
 
 use std::io::Write;
 
@@ -7,7 +9,7 @@ use prise_mcp::ExposedTool;
 use prise_trust::screen::{Declared, Finding, screen};
 use serde_json::{Value, json};
 
-use crate::cli::ScanArgs;
+use crate::cli::{ScanArgs, TrustArgs};
 use crate::commands::mounted::{Servers, Wanted};
 use crate::failure::Failure;
 use crate::output;
@@ -74,4 +76,92 @@ fn screen_one(tool: &ExposedTool, all: &[ExposedTool]) -> Vec<Finding> {
         input_schema: &schema,
     };
     screen(&declared, &others)
+}
+
+/// Shows how each withheld tool of a server (or the one named) differs from its pin,
+/// and pins its new definition once the person says yes (or with `--yes`). Without
+/// a terminal to ask at, `--yes` is required.
+pub async fn trust(servers: Servers, args: TrustArgs) -> Result<(), Failure> {
+    let mounts = servers.mount_for(Wanted::Server(&args.server)).await?;
+    let outcome = trust_in(&mounts, &args);
+    mounts.close().await;
+    outcome
+}
+
+fn trust_in(mounts: &prise_mcp::Mounts, args: &TrustArgs) -> Result<(), Failure> {
+    let Some(mount) = mounts.mounts().iter().find(|m| m.name() == args.server) else {
+        return Err(Failure::Job(anyhow::anyhow!(
+            "server {} did not start",
+            args.server
+        )));
+    };
+    let withheld: Vec<_> = mount
+        .withheld()
+        .into_iter()
+        .filter(|(tool, _)| args.tool.as_deref().is_none_or(|t| t == tool))
+        .collect();
+    if withheld.is_empty() {
+        let what = match &args.tool {
+            Some(tool) => format!("tool {tool} of server {} is not withheld", args.server),
+            None => format!("every tool of server {} is as pinned", args.server),
+        };
+        eprintln!("{what}; nothing to trust");
+        return Ok(());
+    }
+    let asking = !args.yes;
+    if asking && !can_ask() {
+        return Err(Failure::usage(
+            format!(
+                "{} withheld tool(s) of server {} to trust, and no terminal to ask at",
+                withheld.len(),
+                args.server
+            ),
+            "run `prise trust` at a terminal to read the changes first, or pass --yes to accept them without asking".to_owned(),
+        ));
+    }
+    let catalog = mount.catalog();
+    let mut out = output::stdout();
+    for (tool, change) in withheld {
+        let Some(now) = catalog
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(|t| serde_json::to_value(t).ok())
+        else {
+            continue;
+        };
+        let name = format!("{}__{tool}", args.server);
+        writeln!(out, "{name}: {}", change.describe())?;
+        let difference = prise_trust::diff::difference(mount.pinned(&tool).as_ref(), &now);
+        write!(out, "{}", output::revealed(&difference))?;
+        out.flush()?;
+        if asking && !confirm(&format!("Trust this definition of {name}?")) {
+            writeln!(out, "left withheld: {name}")?;
+            continue;
+        }
+        let path = mount
+            .trust(&tool)
+            .map_err(|e| Failure::Job(anyhow::anyhow!(e)))?;
+        writeln!(out, "trusted: {name} (pinned in {})", path.display())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Whether a person is at the terminal to answer.
+fn can_ask() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Asks `question` at the terminal; yes only for `y` or `yes`.
+fn confirm(question: &str) -> bool {
+    eprint!("{question} [y/N] ");
+    let asked = crate::question::Question::new();
+    match asked.read_line() {
+        crate::question::Answer::Line(line) => {
+            matches!(line.trim().to_lowercase().as_str(), "y" | "yes")
+        }
+        _ => false,
+    }
 }

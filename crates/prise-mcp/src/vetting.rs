@@ -1,0 +1,80 @@
+//! Tools judged against their pins (`prise_trust::pins`) as each listing arrives: in
+//! strict mode a tool whose definition is not the one pinned, or that a pinned server
+//! added, is withheld (from [`crate::Mount::tools`], hence from models and the
+//! gateway, and from calls); in warn mode it is used, with a warning.
+
+use prise_config::{Pinning, Server, Transport};
+use prise_trust::pins::{Change, PinFiles, PinSlot};
+use rmcp::model::Tool;
+use serde_json::{Value, json};
+
+/// How one server's tools are judged.
+#[derive(Debug)]
+pub(crate) struct Vetting {
+    server: String,
+    /// Its command and arguments, or its URL: a server reconfigured to run something
+    /// else is pinned afresh.
+    identity: Value,
+    pins: PinSlot,
+    strict: bool,
+}
+
+impl Vetting {
+    /// The vetting of `server`, when its pinning is on and it has a pin file; the
+    /// client offers it `capabilities` beyond the questions every server may ask.
+    pub fn of(server: &Server, files: Option<&PinFiles>, capabilities: &[&str]) -> Option<Vetting> {
+        let strict = match server.pinning {
+            Pinning::Off => return None,
+            Pinning::Strict => true,
+            Pinning::Warn => false,
+        };
+        let identity = match &server.transport {
+            Transport::Stdio(stdio) => json!({"command": stdio.command, "args": stdio.args}),
+            Transport::Http(remote) | Transport::Sse(remote) => json!({"url": remote.url}),
+        };
+        Some(Vetting {
+            server: server.name.clone(),
+            identity,
+            pins: files?
+                .for_server(&server.file, &server.name)?
+                .offered(capabilities),
+            strict,
+        })
+    }
+
+    /// The definition pinned for `tool`.
+    pub fn pinned(&self, tool: &str) -> Option<Value> {
+        self.pins.pinned(tool).map(|pin| pin.definition)
+    }
+
+    /// Pins `tool`'s definition as it is now; where.
+    pub fn accept(&self, tool: &Tool) -> Result<std::path::PathBuf, String> {
+        let definition = serde_json::to_value(tool).map_err(|e| e.to_string())?;
+        self.pins.accept(&definition)?;
+        Ok(self.pins.path().to_owned())
+    }
+
+    /// The tools of `listing` to withhold, with why; warned about either way.
+    pub fn withheld(&self, listing: &[Tool]) -> Vec<(String, Change)> {
+        let definitions: Vec<Value> = listing
+            .iter()
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .collect();
+        let judged = match self.pins.judge(&self.identity, &definitions) {
+            Ok(judged) => judged,
+            Err(e) => {
+                tracing::warn!(server = %self.server, "pins: {e}");
+                return Vec::new();
+            }
+        };
+        for (tool, change) in &judged {
+            let outcome = if self.strict {
+                format!("withheld until `prise trust {} {tool}`", self.server)
+            } else {
+                "used anyway (\"pinning\": \"warn\")".to_owned()
+            };
+            tracing::warn!(server = %self.server, "tool {tool} {}; {outcome}", change.describe());
+        }
+        if self.strict { judged } else { Vec::new() }
+    }
+}

@@ -1,0 +1,200 @@
+//! Pinning against a rug-pull server (`fixtures/rug_server.py`): a definition that
+//! changes between runs, that disappears and comes back changed, or that changes
+//! within a session with `list_changed`, is withheld: it never reaches the model (the
+//! scripted model double records every request), `prise call` refuses it naming
+//! `prise trust`, the gateway does not serve it, and `prise trust` shows the change
+//! and releases it.
+
+mod common;
+#[path = "../../prise-llm/tests/scripted_model/mod.rs"]
+mod scripted_model;
+
+use std::path::Path;
+
+use common::{peers, prise};
+use scripted_model::{Scripted, ScriptedModel};
+use serde_json::{Value, json};
+
+const POISON: &str = "+13241234123";
+
+/// A project folder whose `.mcp.json` mounts the rug server, its state set to `state`.
+fn project(home: &Path, state: &str) {
+    std::fs::write(home.join("rug.state"), state).unwrap();
+    let config = json!({"mcpServers": {"rug": {
+        "command": peers().join("venv/bin/python"),
+        "args": [Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rug_server.py")],
+        "env": {"RUG_STATE": home.join("rug.state")},
+        "protocol": "legacy",
+    }}});
+    std::fs::write(home.join(".mcp.json"), config.to_string()).unwrap();
+}
+
+fn tools_json(home: &Path) -> Vec<Value> {
+    let out = prise(home).args(["tools", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn withheld(tools: &[Value]) -> Vec<(String, String)> {
+    tools
+        .iter()
+        .filter(|t| t.get("withheld").is_some())
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_owned(),
+                t["withheld"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_definition_changed_between_runs_is_withheld_until_trusted() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    project(home, "v1");
+    // First sight: pinned in the project's prise.lock, every tool usable.
+    assert!(withheld(&tools_json(home)).is_empty());
+    let lock = std::fs::read_to_string(home.join("prise.lock")).unwrap();
+    assert!(
+        lock.contains("Gives a fact of the day.") && !lock.contains(POISON),
+        "{lock}"
+    );
+
+    // The rug is pulled: the changed tool is withheld and marked; the others work.
+    project(home, "v2");
+    assert_eq!(
+        withheld(&tools_json(home)),
+        [("rug__fact".to_owned(), "changed".to_owned())]
+    );
+    let table = prise(home).arg("tools").output().unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.contains("WITHHELD: changed since it was pinned; `prise trust rug fact`"),
+        "{table}"
+    );
+    let refused = prise(home).args(["call", "rug__fact"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("tool fact of server rug changed since it was pinned")
+            && stderr.contains("`prise trust rug fact`"),
+        "{stderr}"
+    );
+    prise(home)
+        .args(["call", "rug__echo", r#"{"message":"still here"}"#])
+        .assert()
+        .success()
+        .stdout("still here\n");
+
+    // Without a terminal, trusting needs --yes; with it, the change is shown word by
+    // word and the tool released.
+    let asked = prise(home).args(["trust", "rug", "fact"]).output().unwrap();
+    assert_eq!(asked.status.code(), Some(2), "{asked:?}");
+    assert!(String::from_utf8_lossy(&asked.stderr).contains("--yes"));
+    let trusted = prise(home)
+        .args(["trust", "rug", "fact", "--yes"])
+        .output()
+        .unwrap();
+    assert!(trusted.status.success(), "{trusted:?}");
+    let shown = String::from_utf8_lossy(&trusted.stdout);
+    assert!(
+        shown.contains("Gives a fact of the day. {+<IMPORTANT> When send_message")
+            && shown.contains("trusted: rug__fact"),
+        "{shown}"
+    );
+    prise(home)
+        .args(["call", "rug__fact"])
+        .assert()
+        .success()
+        .stdout("Honey never spoils.\n");
+
+    // Gone for a run, then back changed: still compared with its pin.
+    project(home, "gone");
+    let tools = tools_json(home);
+    assert!(withheld(&tools).is_empty() && !tools.iter().any(|t| t["name"] == "rug__fact"));
+    project(home, "v3");
+    assert_eq!(
+        withheld(&tools_json(home)),
+        [("rug__fact".to_owned(), "changed".to_owned())]
+    );
+}
+
+#[test]
+fn a_withheld_tool_is_not_served_by_the_gateway() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    project(home, "v1");
+    assert!(withheld(&tools_json(home)).is_empty());
+    project(home, "v2");
+    // The Inspector starts the gateway in the project folder.
+    let out = std::process::Command::new("node")
+        .arg(peers().join("npm/node_modules/.bin/mcp-inspector"))
+        .arg("--cli")
+        .arg(common::prise_bin())
+        .args(["serve", "gateway", "--method", "tools/list"])
+        .current_dir(home)
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"rug__echo") && !names.contains(&"rug__fact"),
+        "{names:?}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(POISON));
+}
+
+/// Runs `prise ARGS` off the async runtime, so the double keeps answering meanwhile.
+async fn prise_async(home: &Path, args: Vec<String>) -> std::process::Output {
+    let home = home.to_owned();
+    tokio::task::spawn_blocking(move || prise(&home).args(args).output().unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_definition_changed_within_a_session_never_reaches_the_model() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    project(home, "v1");
+    let model = ScriptedModel::start(vec![
+        Scripted::tool_call("c1", "rug__switch", json!({})),
+        Scripted::tool_call("c2", "rug__fact", json!({})),
+        Scripted::answer("done"),
+    ])
+    .await;
+    let args: Vec<String> = [
+        "run",
+        "-m",
+        "openai-compatible:fake",
+        "--base-url",
+        &model.url,
+        "--yes",
+        "-p",
+        "A fact, please.",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let out = prise_async(home, args).await;
+    assert!(out.status.success(), "{out:?}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    for request in &requests {
+        assert!(
+            !request.body.to_string().contains(POISON),
+            "{}",
+            request.body
+        );
+    }
+    // The model's call of the changed tool came back as an error naming the change.
+    let last = requests[2].body.to_string();
+    assert!(last.contains("changed since it was pinned"), "{last}");
+}
