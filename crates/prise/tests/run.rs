@@ -26,10 +26,7 @@ async fn succeed(home: &Path, args: Vec<String>) -> Output {
 
 /// Runs `prise ARGS` off the async runtime, so the double keeps answering meanwhile.
 async fn prise(home: &Path, args: Vec<String>) -> Output {
-    let home = home.to_owned();
-    tokio::task::spawn_blocking(move || common::prise(&home).args(args).output().unwrap())
-        .await
-        .unwrap()
+    common::prise_async(home, args).await
 }
 
 fn run_args(model: &ScriptedModel, extra: &[&str]) -> Vec<String> {

@@ -11,7 +11,7 @@ mod scripted_model;
 
 use std::path::Path;
 
-use common::{peers, prise};
+use common::{peers, prise, prise_async};
 use scripted_model::{Scripted, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -150,14 +150,6 @@ fn a_withheld_tool_is_not_served_by_the_gateway() {
         "{names:?}"
     );
     assert!(!String::from_utf8_lossy(&out.stdout).contains(POISON));
-}
-
-/// Runs `prise ARGS` off the async runtime, so the double keeps answering meanwhile.
-async fn prise_async(home: &Path, args: Vec<String>) -> std::process::Output {
-    let home = home.to_owned();
-    tokio::task::spawn_blocking(move || prise(&home).args(args).output().unwrap())
-        .await
-        .unwrap()
 }
 
 #[tokio::test]

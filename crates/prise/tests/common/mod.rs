@@ -18,6 +18,15 @@ pub fn prise(home: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// [`prise`] with `args`, off the async runtime, so that what the test serves on it
+/// (a model double) keeps answering meanwhile.
+pub async fn prise_async(home: &Path, args: Vec<String>) -> std::process::Output {
+    let home = home.to_owned();
+    tokio::task::spawn_blocking(move || prise(&home).args(args).output().unwrap())
+        .await
+        .unwrap()
+}
+
 /// The `prise` binary.
 pub fn prise_bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("prise")
