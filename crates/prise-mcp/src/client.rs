@@ -40,6 +40,9 @@ pub(crate) struct Shared {
     pub vetting: Option<crate::vetting::Vetting>,
     /// The tools withheld, and why, as of the last listing.
     pub withheld: RwLock<Vec<(String, prise_trust::pins::Change)>>,
+    /// Listings under way after the server said its tools changed; calls wait for
+    /// them (see [`Shared::relisted`]).
+    pub relisting: tokio::sync::watch::Sender<usize>,
 }
 
 impl Shared {
@@ -53,7 +56,16 @@ impl Shared {
             subscriptions: Default::default(),
             vetting: None,
             withheld: RwLock::default(),
+            relisting: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// Waits, up to `limit`, for the listings under way: a call made right after the
+    /// server said its tools changed is judged on the new listing, so that a tool
+    /// changed within a session is withheld from the next call already.
+    pub async fn relisted(&self, limit: std::time::Duration) {
+        let mut relisting = self.relisting.subscribe();
+        let _ = tokio::time::timeout(limit, relisting.wait_for(|n| *n == 0)).await;
     }
 
     /// Takes a new listing; the tools are judged against their pins before anyone
@@ -254,6 +266,8 @@ impl Client {
     /// Lists `what` (`tools`, `resources` or `prompts`) again, after the server said
     /// it changed.
     pub async fn relist(&self, peer: &rmcp::Peer<RoleClient>, what: &'static str) {
+        self.shared.relisting.send_modify(|n| *n += 1);
+        let _done = Relisting(&self.shared);
         let relisted = match what {
             "tools" => peer
                 .list_all_tools()
@@ -312,5 +326,14 @@ impl Client {
             server: self.server.to_string(),
             what,
         });
+    }
+}
+
+/// A listing under way, counted in [`Shared::relisting`] until dropped.
+struct Relisting<'a>(&'a Shared);
+
+impl Drop for Relisting<'_> {
+    fn drop(&mut self) {
+        self.0.relisting.send_modify(|n| *n = n.saturating_sub(1));
     }
 }

@@ -311,6 +311,11 @@ impl Mount {
             .collect()
     }
 
+    /// Whether this server's tools are pinned (`"pinning"` not `off`, and a pin file).
+    pub fn pins(&self) -> bool {
+        self.live.shared.vetting.is_some()
+    }
+
     /// The definition pinned for `tool` (see `prise_trust::pins`); `None` when it has
     /// none or pinning is off.
     pub fn pinned(&self, tool: &str) -> Option<serde_json::Value> {

@@ -312,6 +312,15 @@ impl Mounts {
                 suggestion,
             });
         };
+        // A tool the server just said changed is judged on its new listing.
+        mount.shared().relisted(mount.call_timeout()).await;
+        if let Some((tool, change)) = mount.withheld().into_iter().find(|(t, _)| *t == name) {
+            return Err(CallError::Withheld {
+                server: mount.name().to_owned(),
+                tool,
+                change,
+            });
+        }
         mount.call_tool(&name, arguments).await
     }
 

@@ -17,6 +17,8 @@ pub(crate) struct Vetting {
     identity: Value,
     pins: PinSlot,
     strict: bool,
+    /// What was last judged, so that each change is warned about once.
+    warned: std::sync::Mutex<Vec<(String, Change)>>,
 }
 
 impl Vetting {
@@ -39,6 +41,7 @@ impl Vetting {
                 .for_server(&server.file, &server.name)?
                 .offered(capabilities),
             strict,
+            warned: Default::default(),
         })
     }
 
@@ -67,7 +70,8 @@ impl Vetting {
                 return Vec::new();
             }
         };
-        for (tool, change) in &judged {
+        let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
+        for (tool, change) in judged.iter().filter(|j| !warned.contains(j)) {
             let outcome = if self.strict {
                 format!("withheld until `prise trust {} {tool}`", self.server)
             } else {
@@ -75,6 +79,7 @@ impl Vetting {
             };
             tracing::warn!(server = %self.server, "tool {tool} {}; {outcome}", change.describe());
         }
+        warned.clone_from(&judged);
         if self.strict { judged } else { Vec::new() }
     }
 }

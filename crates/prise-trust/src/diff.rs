@@ -8,6 +8,10 @@ use serde_json::Value;
 /// removed words in `[-...-]`, added ones in `{+...+}`, and JSON lines marked `-`
 /// and `+`.
 pub fn difference(pinned: Option<&Value>, now: &Value) -> String {
+    // Both as pinned: the same fields, keys in order, so that only changes show.
+    let now = &crate::pins::pinned_part(now);
+    let pinned = pinned.map(crate::pins::pinned_part);
+    let pinned = pinned.as_ref();
     let description = |v: Option<&Value>| {
         v.and_then(|v| v.get("description"))
             .and_then(Value::as_str)
@@ -132,6 +136,9 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("+       \"note\": {"), "{text}");
+        // Key order is no change.
+        let reordered = json!({"inputSchema": {"type": "object"}, "description": "Gives a fact of the day.", "name": "fact"});
+        assert_eq!(difference(Some(&old), &reordered), "");
         assert_eq!(words("a b c", "a x c"), "a [-b-] {+x+} c");
     }
 }

@@ -332,8 +332,8 @@ impl PinSlot {
     }
 }
 
-/// The pinned part of a tool's definition, keys in order.
-fn pinned_part(tool: &Value) -> Value {
+/// The pinned part of a tool's definition (the fields a pin covers), keys in order.
+pub fn pinned_part(tool: &Value) -> Value {
     let mut part = serde_json::Map::new();
     for field in PINNED_FIELDS {
         if let Some(value) = tool.get(field).filter(|v| !v.is_null()) {

@@ -235,8 +235,8 @@ pub struct ToolsArgs {
 /// Arguments of `prise scan`.
 #[derive(Debug, Args)]
 #[command(after_help = "Exits 1 when any tool has a finding. --json prints \
-[{\"tool\": \"server__tool\", \"findings\": [{\"kind\": ..., \"detail\": ...}]}], \
-with an empty list for a clean tool.")]
+[{\"tool\": \"server__tool\", \"pin\": \"pinned\", \"findings\": [{\"kind\": ..., \"detail\": ...}]}], \
+with an empty list for a clean tool; pin is pinned, changed or added (both withheld), or off.")]
 pub struct ScanArgs {
     /// Only this server's tools (each is still compared with every other server's).
     pub server: Option<String>,

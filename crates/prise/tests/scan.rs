@@ -114,6 +114,8 @@ fn the_corpus_attacks_are_flagged_and_the_real_tools_are_not() {
     assert!(kinds(&report, "poisoned__file_mirror").contains(&"shadowing"));
     // Reads like an override; is not one.
     assert_eq!(kinds(&report, "fetch__fetch"), Vec::<&str>::new());
+    // Each tool's pin state: every server is seen for the first time here.
+    assert!(report.iter().all(|r| r["pin"] == "pinned"), "{report:?}");
 }
 
 #[test]

@@ -86,6 +86,13 @@ fn a_definition_changed_between_runs_is_withheld_until_trusted() {
         .assert()
         .success()
         .stdout("still here\n");
+    // `prise scan` screens the withheld definition, and says it is withheld.
+    let scanned = prise(home).args(["scan", "--json"]).output().unwrap();
+    assert_eq!(scanned.status.code(), Some(1));
+    let report: Vec<Value> = serde_json::from_slice(&scanned.stdout).unwrap();
+    let fact = report.iter().find(|r| r["tool"] == "rug__fact").unwrap();
+    assert_eq!(fact["pin"], "changed");
+    assert!(!fact["findings"].as_array().unwrap().is_empty(), "{fact}");
 
     // Without a terminal, trusting needs --yes; with it, the change is shown word by
     // word and the tool released.
@@ -103,6 +110,8 @@ fn a_definition_changed_between_runs_is_withheld_until_trusted() {
             && shown.contains("trusted: rug__fact"),
         "{shown}"
     );
+    // Only the description changed: no schema lines are shown.
+    assert!(!shown.contains("definition:"), "{shown}");
     prise(home)
         .args(["call", "rug__fact"])
         .assert()

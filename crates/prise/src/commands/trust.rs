@@ -20,38 +20,67 @@ use crate::output;
 pub async fn scan(servers: Servers, args: ScanArgs) -> Result<(), Failure> {
     // Every server, even for one: shadowing is about the others.
     let mounts = servers.mount_for(Wanted::All).await?;
-    let tools = mounts.tools();
+    let shown = mounts.tools();
+    // Withheld tools are screened too, as their servers declare them now.
+    let withheld = mounts.withheld();
+    let mut tools: Vec<(ExposedTool, &str)> = Vec::new();
+    for mount in mounts.mounts() {
+        let pinned = if mount.pins() { "pinned" } else { "off" };
+        for tool in mount.catalog().tools {
+            let exposed = prise_mcp::exposed_name(mount.name(), &tool.name);
+            let pin = match withheld.iter().find(|w| w.name == exposed) {
+                Some(w) if w.change == prise_trust::pins::Change::Changed => "changed",
+                Some(_) => "added",
+                None if shown.iter().any(|t| t.name == exposed) => pinned,
+                // Hidden by the configuration's tool filters.
+                None => continue,
+            };
+            let tool = ExposedTool {
+                name: exposed,
+                server: mount.name().to_owned(),
+                tool,
+            };
+            tools.push((tool, pin));
+        }
+    }
     mounts.close().await;
-    let reports: Vec<(&ExposedTool, Vec<Finding>)> = tools
+    let all: Vec<ExposedTool> = tools.iter().map(|(t, _)| t.clone()).collect();
+    let reports: Vec<(&ExposedTool, &str, Vec<Finding>)> = tools
         .iter()
-        .filter(|t| args.server.as_deref().is_none_or(|s| s == t.server))
-        .map(|tool| (tool, screen_one(tool, &tools)))
+        .filter(|(t, _)| args.server.as_deref().is_none_or(|s| s == t.server))
+        .map(|(tool, pin)| (tool, *pin, screen_one(tool, &all)))
         .collect();
     let mut out = output::stdout();
     if args.json {
         let objects: Vec<Value> = reports
             .iter()
-            .map(|(tool, findings)| json!({"tool": tool.name, "findings": findings}))
+            .map(|(tool, pin, findings)| json!({"tool": tool.name, "pin": pin, "findings": findings}))
             .collect();
         output::json(&mut out, &objects)?;
     } else {
         let mut rows = Vec::new();
-        for (tool, findings) in &reports {
+        for (tool, pin, findings) in &reports {
             if findings.is_empty() {
-                rows.push(vec![tool.name.clone(), "clean".to_owned(), String::new()]);
+                rows.push(vec![
+                    tool.name.clone(),
+                    pin.to_string(),
+                    "clean".to_owned(),
+                    String::new(),
+                ]);
             }
             for finding in findings {
                 rows.push(vec![
                     tool.name.clone(),
+                    pin.to_string(),
                     finding.kind.as_str().to_owned(),
                     finding.detail.clone(),
                 ]);
             }
         }
-        output::table(&mut out, &["TOOL", "FINDING", "DETAIL"], &rows)?;
+        output::table(&mut out, &["TOOL", "PIN", "FINDING", "DETAIL"], &rows)?;
     }
     out.flush()?;
-    let flagged = reports.iter().filter(|(_, f)| !f.is_empty()).count();
+    let flagged = reports.iter().filter(|(_, _, f)| !f.is_empty()).count();
     if flagged > 0 {
         return Err(Failure::Job(anyhow::anyhow!(
             "{flagged} of {} tools have findings; read their definitions with `prise tools SERVER__TOOL`",
