@@ -234,21 +234,27 @@ impl Pins {
     }
 }
 
-/// Where each server's pins are kept: a project's servers (defined in a file inside
-/// the project's folder) in the project's `prise.lock`, everyone else's (user files,
-/// `--with`, inline configurations) in `pins.json` under the state folder.
+/// Where each server's pins are kept: a project's servers (defined in one of the
+/// project's configuration files) in the project's `prise.lock`, beside them;
+/// everyone else's (user files, other `--config` files, `--with`, inline
+/// configurations) in `pins.json` under the state folder.
 #[derive(Debug, Clone, Default)]
 pub struct PinFiles {
-    project: Option<(PathBuf, Arc<Pins>)>,
+    /// The project's configuration files, and its pins.
+    project: Option<(Vec<PathBuf>, Arc<Pins>)>,
     user: Option<Arc<Pins>>,
 }
 
 impl PinFiles {
-    /// The pin files of the project at `project_dir` and of the user's state folder.
-    pub fn open(project_dir: Option<&Path>, state_dir: Option<&Path>) -> Result<PinFiles, String> {
-        let project = match project_dir {
-            Some(dir) => Some((
-                dir.to_owned(),
+    /// The pin files of the project at `project_dir`, whose configuration files are
+    /// `project_files`, and of the user's state folder.
+    pub fn open(
+        project: Option<(&Path, &[PathBuf])>,
+        state_dir: Option<&Path>,
+    ) -> Result<PinFiles, String> {
+        let project = match project {
+            Some((dir, files)) => Some((
+                files.iter().filter_map(|f| f.canonicalize().ok()).collect(),
                 Arc::new(Pins::open(&dir.join(PROJECT_FILE))?),
             )),
             None => None,
@@ -266,9 +272,9 @@ impl PinFiles {
     /// configurations with a server of the same name keep their pins apart.
     pub fn for_server(&self, file: &Path, name: &str) -> Option<PinSlot> {
         let real = file.canonicalize().ok().filter(|f| f.is_file());
-        if let Some((dir, pins)) = &self.project
-            && let (Some(real), Ok(dir)) = (&real, dir.canonicalize())
-            && real.starts_with(dir)
+        if let Some((files, pins)) = &self.project
+            && let Some(real) = &real
+            && files.contains(real)
         {
             return Some(PinSlot {
                 pins: pins.clone(),
@@ -488,8 +494,19 @@ mod tests {
     fn project_files_pin_in_the_project() {
         let project = tempfile::tempdir().unwrap();
         let state = tempfile::tempdir().unwrap();
-        let files = PinFiles::open(Some(project.path()), Some(state.path())).unwrap();
-        std::fs::write(project.path().join(".mcp.json"), "{}").unwrap();
+        let mine = project.path().join(".mcp.json");
+        std::fs::write(&mine, "{}").unwrap();
+        let other = project.path().join("other.json");
+        std::fs::write(&other, "{}").unwrap();
+        let files = PinFiles::open(
+            Some((project.path(), std::slice::from_ref(&mine))),
+            Some(state.path()),
+        )
+        .unwrap();
+        assert_eq!(
+            files.for_server(&other, "s").unwrap().path(),
+            state.path().join("pins.json")
+        );
         let mine = files
             .for_server(&project.path().join(".mcp.json"), "s")
             .unwrap();

@@ -11,14 +11,16 @@ mod scripted_model;
 
 use std::path::Path;
 
-use common::{peers, prise, prise_async};
+use common::{peers, prise};
 use scripted_model::{Scripted, ScriptedModel};
 use serde_json::{Value, json};
 
 const POISON: &str = "+13241234123";
 
-/// A project folder whose `.mcp.json` mounts the rug server, its state set to `state`.
+/// A project folder in `home` whose `.mcp.json` mounts the rug server, its state set
+/// to `state`.
 fn project(home: &Path, state: &str) {
+    std::fs::create_dir_all(home.join("proj")).unwrap();
     std::fs::write(home.join("rug.state"), state).unwrap();
     let config = json!({"mcpServers": {"rug": {
         "command": peers().join("venv/bin/python"),
@@ -26,11 +28,18 @@ fn project(home: &Path, state: &str) {
         "env": {"RUG_STATE": home.join("rug.state")},
         "protocol": "legacy",
     }}});
-    std::fs::write(home.join(".mcp.json"), config.to_string()).unwrap();
+    std::fs::write(home.join("proj/.mcp.json"), config.to_string()).unwrap();
+}
+
+/// `prise` in the project folder.
+fn at(home: &Path) -> assert_cmd::Command {
+    let mut cmd = prise(home);
+    cmd.current_dir(home.join("proj"));
+    cmd
 }
 
 fn tools_json(home: &Path) -> Vec<Value> {
-    let out = prise(home).args(["tools", "--json"]).output().unwrap();
+    let out = at(home).args(["tools", "--json"]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -55,7 +64,7 @@ fn a_definition_changed_between_runs_is_withheld_until_trusted() {
     project(home, "v1");
     // First sight: pinned in the project's prise.lock, every tool usable.
     assert!(withheld(&tools_json(home)).is_empty());
-    let lock = std::fs::read_to_string(home.join("prise.lock")).unwrap();
+    let lock = std::fs::read_to_string(home.join("proj/prise.lock")).unwrap();
     assert!(
         lock.contains("Gives a fact of the day.") && !lock.contains(POISON),
         "{lock}"
@@ -67,13 +76,13 @@ fn a_definition_changed_between_runs_is_withheld_until_trusted() {
         withheld(&tools_json(home)),
         [("rug__fact".to_owned(), "changed".to_owned())]
     );
-    let table = prise(home).arg("tools").output().unwrap();
+    let table = at(home).arg("tools").output().unwrap();
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(
         table.contains("WITHHELD: changed since it was pinned; `prise trust rug fact`"),
         "{table}"
     );
-    let refused = prise(home).args(["call", "rug__fact"]).output().unwrap();
+    let refused = at(home).args(["call", "rug__fact"]).output().unwrap();
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
@@ -81,13 +90,13 @@ fn a_definition_changed_between_runs_is_withheld_until_trusted() {
             && stderr.contains("`prise trust rug fact`"),
         "{stderr}"
     );
-    prise(home)
+    at(home)
         .args(["call", "rug__echo", r#"{"message":"still here"}"#])
         .assert()
         .success()
         .stdout("still here\n");
     // `prise scan` screens the withheld definition, and says it is withheld.
-    let scanned = prise(home).args(["scan", "--json"]).output().unwrap();
+    let scanned = at(home).args(["scan", "--json"]).output().unwrap();
     assert_eq!(scanned.status.code(), Some(1));
     let report: Vec<Value> = serde_json::from_slice(&scanned.stdout).unwrap();
     let fact = report.iter().find(|r| r["tool"] == "rug__fact").unwrap();
@@ -96,10 +105,10 @@ fn a_definition_changed_between_runs_is_withheld_until_trusted() {
 
     // Without a terminal, trusting needs --yes; with it, the change is shown word by
     // word and the tool released.
-    let asked = prise(home).args(["trust", "rug", "fact"]).output().unwrap();
+    let asked = at(home).args(["trust", "rug", "fact"]).output().unwrap();
     assert_eq!(asked.status.code(), Some(2), "{asked:?}");
     assert!(String::from_utf8_lossy(&asked.stderr).contains("--yes"));
-    let trusted = prise(home)
+    let trusted = at(home)
         .args(["trust", "rug", "fact", "--yes"])
         .output()
         .unwrap();
@@ -112,7 +121,7 @@ fn a_definition_changed_between_runs_is_withheld_until_trusted() {
     );
     // Only the description changed: no schema lines are shown.
     assert!(!shown.contains("definition:"), "{shown}");
-    prise(home)
+    at(home)
         .args(["call", "rug__fact"])
         .assert()
         .success()
@@ -142,7 +151,7 @@ fn a_withheld_tool_is_not_served_by_the_gateway() {
         .arg("--cli")
         .arg(common::prise_bin())
         .args(["serve", "gateway", "--method", "tools/list"])
-        .current_dir(home)
+        .current_dir(home.join("proj"))
         .env("HOME", home)
         .output()
         .unwrap();
@@ -184,7 +193,10 @@ async fn a_definition_changed_within_a_session_never_reaches_the_model() {
     ]
     .map(str::to_owned)
     .to_vec();
-    let out = prise_async(home, args).await;
+    let home_now = home.to_owned();
+    let out = tokio::task::spawn_blocking(move || at(&home_now).args(args).output().unwrap())
+        .await
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
     let requests = model.requests();
     assert_eq!(requests.len(), 3);
@@ -198,4 +210,19 @@ async fn a_definition_changed_within_a_session_never_reaches_the_model() {
     // The model's call of the changed tool came back as an error naming the change.
     let last = requests[2].body.to_string();
     assert!(last.contains("changed since it was pinned"), "{last}");
+}
+
+/// Run in the home folder, `~/.mcp.json` is the user's file: its pins go to the state
+/// folder, not to a `prise.lock` in the home folder.
+#[test]
+fn the_users_servers_are_pinned_in_the_state_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    project(home, "v1");
+    std::fs::rename(home.join("proj/.mcp.json"), home.join(".mcp.json")).unwrap();
+    let out = prise(home).args(["tools", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!home.join("prise.lock").exists());
+    let pins = std::fs::read_to_string(home.join(".local/state/prise/pins.json")).unwrap();
+    assert!(pins.contains(".mcp.json#rug"), "{pins}");
 }

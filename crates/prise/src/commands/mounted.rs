@@ -153,14 +153,29 @@ impl Servers {
     }
 }
 
-/// Where prise pins tools: the project's `prise.lock` (the project being the current
-/// folder, where its configuration files are found) and the state folder's
-/// `pins.json` for the rest. A pin file that cannot be read is a configuration error.
+/// Where prise pins tools: the project's `prise.lock` for the servers of its
+/// configuration files (those found in the current folder, unless one is also the
+/// user's, as `~/.mcp.json` is when prise runs in the home folder), and the state
+/// folder's `pins.json` for the rest. A pin file that cannot be read is a
+/// configuration error.
 pub fn pin_files() -> Result<prise_trust::pins::PinFiles, Failure> {
-    let project = std::env::current_dir().ok();
     let state = prise_mcp::child::default_state_dir();
-    prise_trust::pins::PinFiles::open(project.as_deref(), state.as_deref())
-        .map_err(|e| Failure::usage(e, None))
+    let project = std::env::current_dir().ok().map(|dir| {
+        let user = prise_config::user_files(&|name| std::env::var(name).ok());
+        let user: Vec<PathBuf> = user.iter().filter_map(|f| f.canonicalize().ok()).collect();
+        let files: Vec<PathBuf> = prise_config::project_files(&dir)
+            .into_iter()
+            .filter(|f| f.canonicalize().is_ok_and(|real| !user.contains(&real)))
+            .collect();
+        (dir, files)
+    });
+    prise_trust::pins::PinFiles::open(
+        project
+            .as_ref()
+            .map(|(dir, files)| (dir.as_path(), files.as_slice())),
+        state.as_deref(),
+    )
+    .map_err(|e| Failure::usage(e, None))
 }
 
 impl Servers {
