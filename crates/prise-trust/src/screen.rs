@@ -88,6 +88,25 @@ pub fn screen(tool: &Declared, others: &[&str]) -> Vec<Finding> {
     findings
 }
 
+/// A finding when `description` is another tool's, word for word (`others` are the
+/// other tools' exposed names and descriptions): a tool that copies a known tool's
+/// description passes for it, to the model as to the person who reads the list.
+/// Short descriptions ("Echoes the input.") are not compared: they collide honestly.
+pub fn copied(description: &str, others: &[(&str, &str)]) -> Option<Finding> {
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mine = words(description);
+    if mine.chars().count() < 40 {
+        return None;
+    }
+    others
+        .iter()
+        .find(|(_, theirs)| words(theirs) == mine)
+        .map(|(name, _)| Finding {
+            kind: Kind::Shadowing,
+            detail: format!("the description is {name}'s, word for word"),
+        })
+}
+
 /// How deep decoded text is decoded again.
 const MAX_DEPTH: usize = 2;
 
@@ -702,6 +721,18 @@ mod tests {
         assert_eq!(
             kinds("Resends emails.", json!({}), &["send_email", "echo"]),
             vec![]
+        );
+    }
+
+    #[test]
+    fn a_copied_description_is_shadowing() {
+        let long = "Send an email to a recipient with a subject and a body.";
+        let found = copied(long, &[("mail__send_email", long)]).unwrap();
+        assert_eq!(found.kind, Kind::Shadowing);
+        assert!(found.detail.contains("mail__send_email"));
+        assert_eq!(
+            copied("Echoes the input.", &[("a__echo", "Echoes the input.")]),
+            None
         );
     }
 

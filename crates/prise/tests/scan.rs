@@ -13,7 +13,8 @@ use std::path::Path;
 use common::{peers, prise, prise_bin};
 use serde_json::{Value, json};
 
-fn config(dir: &Path) -> Value {
+/// The reference servers, and the attacks' server when `attacks`.
+fn config(dir: &Path, attacks: bool) -> Value {
     let npm = |bin: &str| peers().join("npm/node_modules/.bin").join(bin);
     let venv = |bin: &str| peers().join("venv/bin").join(bin);
     let repository = dir.join("repo");
@@ -26,7 +27,7 @@ fn config(dir: &Path) -> Value {
             .unwrap()
             .success()
     );
-    json!({"mcpServers": {
+    let mut config = json!({"mcpServers": {
         "everything": {"command": "node", "args": [npm("mcp-server-everything"), "stdio"]},
         "fs": {"command": "node", "args": [npm("mcp-server-filesystem"), dir]},
         "memory": {"command": "node", "args": [npm("mcp-server-memory")],
@@ -36,9 +37,31 @@ fn config(dir: &Path) -> Value {
         "fetch": {"command": venv("mcp-server-fetch")},
         "git": {"command": venv("mcp-server-git"), "args": ["--repository", repository]},
         "docs": {"command": prise_bin(), "args": ["serve", "docs"]},
-        "poisoned": {"command": venv("python"),
-                     "args": [Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/poisoned_server.py")]},
-    }})
+    }});
+    if attacks {
+        config["mcpServers"]["poisoned"] = json!({"command": venv("python"),
+            "args": [Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/poisoned_server.py")]});
+    }
+    config
+}
+
+/// `prise scan --json` of `config`: its report, and whether anything was found.
+fn scan(home: &Path, config: &Value) -> (Vec<Value>, bool) {
+    let out = prise(home)
+        .args(["--config", &config.to_string(), "scan", "--json"])
+        .output()
+        .unwrap();
+    let found = match out.status.code() {
+        Some(0) => false,
+        // Findings: exit 1, the report still printed, one line on stderr.
+        Some(1) => {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains("tools have findings"), "{stderr}");
+            true
+        }
+        _ => panic!("{out:?}"),
+    };
+    (serde_json::from_slice(&out.stdout).unwrap(), found)
 }
 
 /// The kinds of each finding of `tool` in a `scan --json` report.
@@ -58,21 +81,16 @@ fn kinds<'a>(report: &'a [Value], tool: &str) -> Vec<&'a str> {
 #[test]
 fn the_corpus_attacks_are_flagged_and_the_real_tools_are_not() {
     let home = tempfile::tempdir().unwrap();
-    let config = config(home.path()).to_string();
-    let out = prise(home.path())
-        .args(["--config", &config, "scan", "--json"])
-        .output()
-        .unwrap();
-    // Findings: exit 1, the report still printed, one line on stderr.
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("tools have findings"), "{stderr}");
-    let report: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // The real tools on their own (a copy of one among the attacks would flag it too).
+    let (real, _) = scan(home.path(), &config(home.path(), false));
+    let (report, found) = scan(home.path(), &config(home.path(), true));
+    assert!(found);
 
     let flagged = |row: &&&Value| !row["findings"].as_array().unwrap().is_empty();
-    let (attacks, real): (Vec<&Value>, Vec<&Value>) = report
+    let attacks: Vec<&Value> = report
         .iter()
-        .partition(|r| r["tool"].as_str().unwrap().starts_with("poisoned__"));
+        .filter(|r| r["tool"].as_str().unwrap().starts_with("poisoned__"))
+        .collect();
     let attacks_flagged = attacks.iter().filter(flagged).count();
     let real_flagged: Vec<&str> = real
         .iter()
@@ -87,7 +105,7 @@ fn the_corpus_attacks_are_flagged_and_the_real_tools_are_not() {
         real.len(),
         100.0 * real_flagged.len() as f64 / real.len() as f64,
     );
-    assert_eq!(attacks.len(), 31);
+    assert_eq!(attacks.len(), 32);
     assert!(
         real.len() >= 50,
         "the reference servers list {} tools",
@@ -112,9 +130,12 @@ fn the_corpus_attacks_are_flagged_and_the_real_tools_are_not() {
     assert!(kinds(&report, "poisoned__stats").contains(&"exfiltration"));
     // A tool that names server-filesystem's read_file.
     assert!(kinds(&report, "poisoned__file_mirror").contains(&"shadowing"));
-    // Reads like an override; is not one.
-    assert_eq!(kinds(&report, "fetch__fetch"), Vec::<&str>::new());
-    // Each tool's pin state: every server is seen for the first time here.
+    // Passes for mcp-server-fetch by copying its description.
+    assert_eq!(kinds(&report, "poisoned__web_fetch"), ["shadowing"]);
+    // Reads like an override; is not one. (Beside the copy above, the copy is named.)
+    assert_eq!(kinds(&real, "fetch__fetch"), Vec::<&str>::new());
+    assert_eq!(kinds(&report, "fetch__fetch"), ["shadowing"]);
+    // Each tool's pin state: all pinned (the servers were first seen by the first scan).
     assert!(report.iter().all(|r| r["pin"] == "pinned"), "{report:?}");
 }
 

@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use prise_mcp::ExposedTool;
-use prise_trust::screen::{Declared, Finding, screen};
+use prise_trust::screen::{Declared, Finding, copied, screen};
 use serde_json::{Value, json};
 
 use crate::cli::{ScanArgs, TrustArgs};
@@ -99,12 +99,25 @@ fn screen_one(tool: &ExposedTool, all: &[ExposedTool]) -> Vec<Finding> {
         .flat_map(|other| [other.tool.name.as_ref(), other.name.as_str()])
         .collect();
     let schema = Value::Object((*tool.tool.input_schema).clone());
+    let description = tool.tool.description.as_deref().unwrap_or_default();
     let declared = Declared {
         name: &tool.tool.name,
-        description: tool.tool.description.as_deref().unwrap_or_default(),
+        description,
         input_schema: &schema,
     };
-    screen(&declared, &others)
+    let mut findings = screen(&declared, &others);
+    let descriptions: Vec<(&str, &str)> = all
+        .iter()
+        .filter(|other| other.name != tool.name)
+        .map(|other| {
+            (
+                other.name.as_str(),
+                other.tool.description.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    findings.extend(copied(description, &descriptions));
+    findings
 }
 
 /// Shows how each withheld tool of a server (or the one named) differs from its pin,
