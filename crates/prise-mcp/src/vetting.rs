@@ -1,7 +1,9 @@
-//! Tools judged against their pins (`prise_trust::pins`) as each listing arrives: in
-//! strict mode a tool whose definition is not the one pinned, or that a pinned server
-//! added, is withheld (from [`crate::Mount::tools`], hence from models and the
-//! gateway, and from calls); in warn mode it is used, with a warning.
+//! Tools judged against their pins (`prise_trust::pins`) and screened
+//! (`prise_trust::screen`) as each listing arrives: in strict mode a tool whose
+//! definition is not the one pinned, that a pinned server added, or that has findings
+//! nobody accepted, is withheld (from [`crate::Mount::tools`], hence from models and
+//! the gateway, and from calls); in warn mode it is used, with a warning. Screening
+//! here sees one server's tools; `prise scan` also compares them with the others'.
 
 use prise_config::{Pinning, Server, Transport};
 use prise_trust::pins::{Change, PinFiles, PinSlot};
@@ -63,13 +65,29 @@ impl Vetting {
             .iter()
             .filter_map(|tool| serde_json::to_value(tool).ok())
             .collect();
-        let judged = match self.pins.judge(&self.identity, &definitions) {
+        let mut judged = match self.pins.judge(&self.identity, &definitions) {
             Ok(judged) => judged,
             Err(e) => {
                 tracing::warn!(server = %self.server, "pins: {e}");
                 return Vec::new();
             }
         };
+        for (tool, definition) in listing.iter().zip(&definitions) {
+            if judged.iter().any(|(name, _)| *name == tool.name) {
+                continue;
+            }
+            let schema = Value::Object((*tool.input_schema).clone());
+            let declared = prise_trust::screen::Declared {
+                name: &tool.name,
+                description: tool.description.as_deref().unwrap_or_default(),
+                input_schema: &schema,
+            };
+            if !prise_trust::screen::screen(&declared, &[]).is_empty()
+                && !self.pins.accepted(definition)
+            {
+                judged.push((tool.name.to_string(), Change::Flagged));
+            }
+        }
         let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
         for (tool, change) in judged.iter().filter(|j| !warned.contains(j)) {
             let outcome = if self.strict {

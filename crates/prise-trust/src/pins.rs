@@ -38,6 +38,8 @@ pub enum Change {
     Changed,
     /// The server did not have it when it was pinned.
     Added,
+    /// Its definition has findings (see [`crate::screen`]) that nobody accepted yet.
+    Flagged,
 }
 
 impl Change {
@@ -46,6 +48,7 @@ impl Change {
         match self {
             Change::Changed => "changed since it was pinned",
             Change::Added => "is new since the server was pinned",
+            Change::Flagged => "has findings that nobody accepted yet (`prise scan` lists them)",
         }
     }
 }
@@ -57,6 +60,10 @@ pub struct Pin {
     pub hash: String,
     /// The definition itself, to show what changed.
     pub definition: Value,
+    /// Whether a person accepted this definition (`prise trust`), findings and all;
+    /// not so for what was pinned at first sight.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub accepted: bool,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -211,7 +218,13 @@ impl Pins {
             }
             _ => &mut pins.tools,
         };
-        place.insert(name, pin(definition));
+        place.insert(
+            name,
+            Pin {
+                accepted: true,
+                ..pin(definition)
+            },
+        );
         self.save(&lock)
     }
 
@@ -331,6 +344,15 @@ impl PinSlot {
         self.pins.pinned(&self.key, self.offering.as_deref(), tool)
     }
 
+    /// Whether `tool`'s current `definition` is one a person accepted.
+    pub fn accepted(&self, definition: &Value) -> bool {
+        let Some(name) = tool_name(definition) else {
+            return false;
+        };
+        self.pinned(&name)
+            .is_some_and(|pin| pin.accepted && pin.hash == hash(&pinned_part(definition)))
+    }
+
     /// [`Pins::accept`] for this server.
     pub fn accept(&self, definition: &Value) -> Result<(), String> {
         self.pins
@@ -354,6 +376,7 @@ fn pin(tool: &Value) -> Pin {
     Pin {
         hash: hash(&definition),
         definition,
+        accepted: false,
     }
 }
 

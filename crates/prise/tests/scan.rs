@@ -135,8 +135,23 @@ fn the_corpus_attacks_are_flagged_and_the_real_tools_are_not() {
     // Reads like an override; is not one. (Beside the copy above, the copy is named.)
     assert_eq!(kinds(&real, "fetch__fetch"), Vec::<&str>::new());
     assert_eq!(kinds(&report, "fetch__fetch"), ["shadowing"]);
-    // Each tool's pin state: all pinned (the servers were first seen by the first scan).
-    assert!(report.iter().all(|r| r["pin"] == "pinned"), "{report:?}");
+    // Each tool's pin state: the real ones pinned; an attack flagged when its own
+    // server's tools suffice to find it (shadowing another server's tool needs the
+    // other server), withheld until someone accepts it.
+    assert!(real.iter().all(|r| r["pin"] == "pinned"), "{real:?}");
+    let withheld = attacks.iter().filter(|r| r["pin"] == "flagged").count();
+    assert!(
+        withheld * 100 >= attacks.len() * 80,
+        "{withheld} of {}",
+        attacks.len()
+    );
+    assert!(
+        report
+            .iter()
+            .filter(|r| r["pin"] == "flagged")
+            .all(|r| r["tool"].as_str().unwrap().starts_with("poisoned__")),
+        "{report:?}"
+    );
 }
 
 #[test]

@@ -226,3 +226,33 @@ fn the_users_servers_are_pinned_in_the_state_folder() {
     let pins = std::fs::read_to_string(home.join(".local/state/prise/pins.json")).unwrap();
     assert!(pins.contains(".mcp.json#rug"), "{pins}");
 }
+
+/// A tool whose definition has findings is withheld from its first sight, until
+/// someone reads what was found and accepts it.
+#[test]
+fn a_flagged_tool_is_withheld_from_the_start() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    project(home, "v2");
+    assert_eq!(
+        withheld(&tools_json(home)),
+        [("rug__fact".to_owned(), "flagged".to_owned())]
+    );
+    let refused = at(home).args(["call", "rug__fact"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("has findings that nobody accepted yet")
+    );
+    let trusted = at(home).args(["trust", "rug", "--yes"]).output().unwrap();
+    assert!(trusted.status.success(), "{trusted:?}");
+    let shown = String::from_utf8_lossy(&trusted.stdout);
+    assert!(
+        shown.contains("instructions: ") && shown.contains("trusted: rug__fact"),
+        "{shown}"
+    );
+    at(home)
+        .args(["call", "rug__fact"])
+        .assert()
+        .success()
+        .stdout("Honey never spoils.\n");
+}

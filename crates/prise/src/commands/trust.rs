@@ -1,7 +1,7 @@
 //! `prise scan`: every mounted tool's definition screened for text aimed at the
 //! model (see [`prise_trust::screen`]), offline; `prise trust`: what a withheld tool
-//! changed since it was pinned, and its new definition accepted (see
-//! [`prise_trust::pins`]).
+//! changed since it was pinned (or what was found in it), and its definition accepted
+//! (see [`prise_trust::pins`]).
 
 use std::io::Write;
 
@@ -28,9 +28,14 @@ pub async fn scan(servers: Servers, args: ScanArgs) -> Result<(), Failure> {
         let pinned = if mount.pins() { "pinned" } else { "off" };
         for tool in mount.catalog().tools {
             let exposed = prise_mcp::exposed_name(mount.name(), &tool.name);
-            let pin = match withheld.iter().find(|w| w.name == exposed) {
-                Some(w) if w.change == prise_trust::pins::Change::Changed => "changed",
-                Some(_) => "added",
+            let pin = match withheld
+                .iter()
+                .find(|w| w.name == exposed)
+                .map(|w| w.change)
+            {
+                Some(prise_trust::pins::Change::Changed) => "changed",
+                Some(prise_trust::pins::Change::Added) => "added",
+                Some(prise_trust::pins::Change::Flagged) => "flagged",
                 None if shown.iter().any(|t| t.name == exposed) => pinned,
                 // Hidden by the configuration's tool filters.
                 None => continue,
@@ -174,8 +179,28 @@ fn trust_in(mounts: &prise_mcp::Mounts, args: &TrustArgs) -> Result<(), Failure>
         };
         let name = format!("{}__{tool}", args.server);
         writeln!(out, "{name}: {}", change.describe())?;
-        let difference = prise_trust::diff::difference(mount.pinned(&tool).as_ref(), &now);
-        write!(out, "{}", output::revealed(&difference))?;
+        if change == prise_trust::pins::Change::Flagged {
+            let schema = now.get("inputSchema").cloned().unwrap_or_default();
+            let declared = Declared {
+                name: &tool,
+                description: now
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+                input_schema: &schema,
+            };
+            for finding in screen(&declared, &[]) {
+                writeln!(
+                    out,
+                    "  {}: {}",
+                    finding.kind.as_str(),
+                    output::revealed(&finding.detail)
+                )?;
+            }
+        } else {
+            let difference = prise_trust::diff::difference(mount.pinned(&tool).as_ref(), &now);
+            write!(out, "{}", output::revealed(&difference))?;
+        }
         out.flush()?;
         if asking && !confirm(&format!("Trust this definition of {name}?")) {
             writeln!(out, "left withheld: {name}")?;
