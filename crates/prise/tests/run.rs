@@ -1137,8 +1137,18 @@ async fn prompts_are_chat_commands_of_their_own_name() {
 
 #[tokio::test]
 async fn words_hidden_in_a_tool_description_never_reach_the_model() {
+    // Pinning withholds a tool whose description hides words (its findings were
+    // never accepted): the model is not even offered it.
+    let strict = tempfile::tempdir().unwrap();
+    common::mount_bad_server(strict.path(), "poison", "hidden", json!({}));
+    let model = ScriptedModel::start(vec![Scripted::answer("ok")]).await;
+    succeed(strict.path(), run_args(&model, &["-p", "hi"])).await;
+    let body = model.requests()[0].body.to_string();
+    assert!(!body.contains("poison__echo"), "{body}");
+
+    // Where pinning only warns, the tool is offered with the hidden words removed.
     let home = tempfile::tempdir().unwrap();
-    common::mount_bad_server(home.path(), "poison", "hidden", json!({}));
+    common::mount_bad_server(home.path(), "poison", "hidden", json!({"pinning": "warn"}));
     let model = ScriptedModel::start(vec![Scripted::answer("ok")]).await;
     let out = succeed(home.path(), run_args(&model, &["-p", "hi"])).await;
     let tool = &model.requests()[0].body["tools"][0]["function"];
