@@ -184,6 +184,9 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// The tool's structured content, when it gave some.
     pub structured: Option<serde_json::Value>,
+    /// What the text holds that is aimed at a model (see `prise_trust::screen`): a
+    /// result is data, so it is marked, never withheld.
+    pub suspicious: Vec<prise_trust::screen::Finding>,
 }
 
 /// Why a run ended without an answer.
@@ -500,6 +503,7 @@ impl Agent {
             self.options.max_tool_output,
             self.options.output_dir.as_deref(),
         );
+        let suspicious = suspicious(&name, &text);
         self.emit(AgentEvent::ToolEnd {
             id: call.id.clone(),
             name,
@@ -509,6 +513,7 @@ impl Agent {
                 text: text.clone(),
                 is_error: settled.outcome != ToolOutcome::Ok,
                 structured: settled.structured,
+                suspicious,
             },
         });
         Message {
@@ -734,6 +739,21 @@ struct Unfinished {
     pending: bool,
 }
 
+/// The findings in a tool's result text, screened as a description would be.
+fn suspicious(tool: &str, text: &str) -> Vec<prise_trust::screen::Finding> {
+    let schema = serde_json::Value::Null;
+    let declared = prise_trust::screen::Declared {
+        name: tool,
+        description: text,
+        input_schema: &schema,
+    };
+    let mut findings = prise_trust::screen::screen(&declared, &[]);
+    for finding in &mut findings {
+        finding.detail = finding.detail.replace("the description", "the result");
+    }
+    findings
+}
+
 impl Drop for Unfinished {
     fn drop(&mut self) {
         if !self.pending {
@@ -749,6 +769,7 @@ impl Drop for Unfinished {
                     text: "error: cancelled by the user".to_owned(),
                     is_error: true,
                     structured: None,
+                    suspicious: Vec::new(),
                 },
             });
         }

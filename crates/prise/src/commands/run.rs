@@ -167,6 +167,7 @@ pub fn print_trace(event: &AgentEvent) {
             name,
             outcome: outcome @ (ToolOutcome::Ok | ToolOutcome::Error),
             elapsed,
+            result,
             ..
         } => {
             let mark = if *outcome == ToolOutcome::Ok {
@@ -174,7 +175,14 @@ pub fn print_trace(event: &AgentEvent) {
             } else {
                 "✗"
             };
-            eprintln!("{mark} {} ({elapsed:.1?})", p(name))
+            eprintln!("{mark} {} ({elapsed:.1?})", p(name));
+            if !result.suspicious.is_empty() {
+                let kinds: Vec<&str> = result.suspicious.iter().map(|f| f.kind.as_str()).collect();
+                eprintln!(
+                    "  ⚠ its result holds text aimed at the model ({}); passed on as data",
+                    kinds.join(", ")
+                );
+            }
         }
         AgentEvent::ToolEnd {
             name,
@@ -267,7 +275,8 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
         } => json!({
             "type": "tool-end", "id": id, "tool": name, "outcome": outcome.as_str(),
             "ok": *outcome == ToolOutcome::Ok, "elapsedMs": ms(elapsed),
-            "result": {"text": result.text, "isError": result.is_error, "structuredContent": result.structured},
+            "result": {"text": result.text, "isError": result.is_error, "structuredContent": result.structured,
+                       "suspicious": result.suspicious},
         }),
         AgentEvent::TurnEnd {
             turn,
