@@ -61,9 +61,10 @@ impl Vetting {
 
     /// The tools of `listing` to withhold, with why; warned about either way.
     pub fn withheld(&self, listing: &[Tool]) -> Vec<(String, Change)> {
+        // One definition per tool, in order (a tool always serialises).
         let definitions: Vec<Value> = listing
             .iter()
-            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .map(|tool| serde_json::to_value(tool).unwrap_or_default())
             .collect();
         let mut judged = match self.pins.judge(&self.identity, &definitions) {
             Ok(judged) => judged,
