@@ -244,15 +244,9 @@ impl Fleet {
     /// Whether `server` is up and offers resource subscriptions.
     pub fn offers_subscriptions(&self, server: &str) -> bool {
         self.parts().iter().any(|part| {
-            part.mounts().iter().any(|m| {
-                m.name() == server
-                    && m.peer_info().is_some_and(|info| {
-                        info.capabilities
-                            .resources
-                            .as_ref()
-                            .is_some_and(|r| r.subscribe == Some(true))
-                    })
-            })
+            part.mounts()
+                .iter()
+                .any(|m| m.name() == server && m.offers_subscriptions())
         })
     }
 

@@ -4,11 +4,15 @@
 //! answer or a clear error; nothing hangs; no server process is left when it is over;
 //! the gateway's memory stays flat. Bounded in count and time, loopback only.
 
+#[path = "../../prise-mcp/tests/common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::processes_with;
 use prise_config::Config;
 use prise_gateway::Gateway;
 use prise_mcp::{MountOptions, Mounts, Source};
@@ -27,23 +31,6 @@ fn servers(json: &serde_json::Value) -> Vec<Source> {
         .into_iter()
         .map(Source::from)
         .collect()
-}
-
-/// Pids of processes whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline"))
-            && String::from_utf8_lossy(&cmdline).contains(marker)
-            && pid != std::process::id()
-        {
-            found.push(pid);
-        }
-    }
-    found
 }
 
 /// This process's resident set, in KiB (the gateway runs in it).

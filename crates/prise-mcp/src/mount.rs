@@ -295,6 +295,23 @@ impl Mount {
             .collect()
     }
 
+    /// How `tool` differs from its pin, when it is withheld (see [`Mount::withheld`]).
+    pub fn withheld_as(&self, tool: &str) -> Option<prise_trust::pins::Change> {
+        if !self.filter.permits(tool) {
+            return None;
+        }
+        let withheld = self
+            .live
+            .shared
+            .withheld
+            .read()
+            .unwrap_or_else(|e| e.into_inner());
+        withheld
+            .iter()
+            .find(|(name, _)| name == tool)
+            .map(|(_, change)| *change)
+    }
+
     /// The tools withheld because they are not as pinned, and how they differ (see
     /// `prise_trust::pins`), among those the configured filter keeps.
     pub fn withheld(&self) -> Vec<(String, prise_trust::pins::Change)> {
@@ -456,28 +473,31 @@ impl Mount {
         self.subscription(uri, false).await
     }
 
+    /// Whether the server offers resource subscriptions.
+    pub fn offers_subscriptions(&self) -> bool {
+        self.peer_info().is_some_and(|info| {
+            info.capabilities
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true))
+        })
+    }
+
     async fn subscription(&self, uri: &str, on: bool) -> Result<(), CallError> {
         let method = if on {
             "resources/subscribe"
         } else {
             "resources/unsubscribe"
         };
-        let connection = self.live.current();
-        let peer = connection.service.peer();
-        let offered = peer.peer_info().is_some_and(|info| {
-            info.capabilities
-                .resources
-                .as_ref()
-                .is_some_and(|r| r.subscribe == Some(true))
-        });
-        if !offered {
+        if !self.offers_subscriptions() {
             return Err(CallError::Transport {
                 server: self.name.clone(),
                 method: method.to_owned(),
                 cause: "the server does not offer resource subscriptions".to_owned(),
             });
         }
-        let client = connection.service.service();
+        let connection = self.live.current();
+        let (peer, client) = (connection.service.peer(), connection.service.service());
         let outcome = if on {
             crate::subscriptions::subscribe(client, peer, uri).await
         } else {

@@ -314,10 +314,10 @@ impl Mounts {
         };
         // A tool the server just said changed is judged on its new listing.
         mount.shared().relisted(mount.call_timeout()).await;
-        if let Some((tool, change)) = mount.withheld().into_iter().find(|(t, _)| *t == name) {
+        if let Some(change) = mount.withheld_as(&name) {
             return Err(CallError::Withheld {
                 server: mount.name().to_owned(),
-                tool,
+                tool: name,
                 change,
             });
         }
