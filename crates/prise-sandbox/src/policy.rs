@@ -1,0 +1,160 @@
+//! What a confined process may do: which paths it must not read, which it may write,
+//! and whether it reaches the network.
+
+use std::path::{Path, PathBuf};
+
+/// Folders and files under the home folder that hold credentials, keys or a browser's
+/// logged-in state, in the places their programs keep them on Linux and macOS.
+const SECRETS_AT_HOME: [&str; 33] = [
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker",
+    ".oci",
+    ".config/doctl",
+    ".config/gh",
+    ".config/hub",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".terraform.d",
+    ".vault-token",
+    ".password-store",
+    ".local/share/keyrings",
+    ".config/op",
+    ".config/rclone",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".config/microsoft-edge",
+    ".bash_history",
+    ".zsh_history",
+    "Library/Keychains",
+    "Library/Application Support/Google/Chrome",
+];
+
+/// Files outside the home folder that only the system should read.
+const SECRETS_OF_THE_SYSTEM: [&str; 3] = ["/etc/shadow", "/etc/gshadow", "/etc/sudoers"];
+
+/// What a confined process may reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// Absolute paths whose contents it must not read (folders and files). Everything
+    /// else stays readable, so that programs, libraries and launchers keep working.
+    pub deny_read: Vec<PathBuf>,
+    /// Absolute paths it may write beneath. It also gets a private temporary folder.
+    pub allow_write: Vec<PathBuf>,
+    /// Its network.
+    pub network: Network,
+    /// Whether it may open Unix sockets by path (a Docker or D-Bus socket reaches past
+    /// every other rule here), which is refused unless allowed.
+    pub unix_sockets: bool,
+}
+
+/// Which connections a confined process may make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Network {
+    /// None at all: no TCP, no UDP (so no DNS), no loopback.
+    Denied,
+    /// Any.
+    Allowed,
+    /// TCP connections to these ports only, on any host: the kernel filters by port,
+    /// not by name. Nothing may listen.
+    Ports(Vec<u16>),
+}
+
+impl Policy {
+    /// Nothing readable that holds secrets, nothing writable but the temporary folder,
+    /// no network: what `"sandbox": true` means before the server's own folders are
+    /// added. `home` is the person's home folder; `own_state` is where the host keeps
+    /// its tokens, which no server may read either.
+    pub fn strict(home: Option<&Path>, own_state: Option<&Path>) -> Policy {
+        let mut deny_read: Vec<PathBuf> = SECRETS_OF_THE_SYSTEM.iter().map(PathBuf::from).collect();
+        if let Some(home) = home {
+            deny_read.extend(SECRETS_AT_HOME.iter().map(|p| home.join(p)));
+        }
+        deny_read.extend(own_state.map(Path::to_path_buf));
+        Policy {
+            deny_read,
+            allow_write: Vec::new(),
+            network: Network::Denied,
+            unix_sockets: false,
+        }
+    }
+}
+
+/// The folders a command line names, which a server given them may write: arguments
+/// that are absolute or explicitly relative paths (`/srv`, `./data`, `~/notes`, `.`),
+/// alone or after `--flag=`, resolved against `cwd`, that exist as folders now. Files
+/// are left out, because an argument that is a file is as often the server's own
+/// script as its data; a file a server must write goes in `allowWrite`.
+pub fn folders_in(args: &[String], cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for arg in args {
+        let value = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with('-') => value,
+            _ => arg.as_str(),
+        };
+        let path = if let Some(rest) = value.strip_prefix("~/") {
+            match home {
+                Some(home) => home.join(rest),
+                None => continue,
+            }
+        } else if value.starts_with('/') {
+            PathBuf::from(value)
+        } else if value == "." || value == ".." || value.starts_with("./") || value.starts_with("../") {
+            cwd.join(value)
+        } else {
+            continue;
+        };
+        if path.is_dir() && !folders.contains(&path) {
+            folders.push(path);
+        }
+    }
+    folders
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_are_taken_from_paths_that_are_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        std::fs::write(dir.path().join("server.js"), "").unwrap();
+        let args: Vec<String> = [
+            "-y",
+            "@modelcontextprotocol/server-filesystem",
+            "./data",
+            "./server.js",
+            "data",
+            "/nonexistent/folder",
+        ]
+        .map(String::from)
+        .into();
+        assert_eq!(folders_in(&args, dir.path(), None), vec![dir.path().join("./data")]);
+        let flag = vec![format!("--repository={}", dir.path().display())];
+        assert_eq!(folders_in(&flag, Path::new("/"), None), vec![dir.path().to_path_buf()]);
+        let home = vec!["~/data".to_owned()];
+        assert_eq!(folders_in(&home, Path::new("/"), Some(dir.path())), vec![dir.path().join("data")]);
+    }
+
+    #[test]
+    fn the_strict_policy_hides_keys_and_the_hosts_own_tokens() {
+        let policy = Policy::strict(Some(Path::new("/home/ada")), Some(Path::new("/home/ada/.local/state/prise")));
+        for secret in ["/home/ada/.ssh", "/home/ada/.aws", "/home/ada/.gnupg", "/home/ada/.local/state/prise", "/etc/shadow"] {
+            assert!(policy.deny_read.contains(&PathBuf::from(secret)), "{secret}");
+        }
+        assert_eq!(policy.network, Network::Denied);
+        assert!(policy.allow_write.is_empty());
+    }
+}
