@@ -160,6 +160,42 @@ pub struct Stdio {
     pub cwd: Option<PathBuf>,
     /// Pass prise's whole environment instead of the minimal one.
     pub inherit_env: bool,
+    /// Run it in a sandbox (`"sandbox": true` or an object); `None` runs it with the
+    /// person's full rights.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Sandbox>,
+}
+
+/// What a stdio server in a sandbox may reach beyond the defaults: reading anything but
+/// secrets, writing its `cwd`, the folders in its arguments and a private temporary
+/// folder, and no network.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sandbox {
+    /// More paths it may write (`"allowWrite"`).
+    pub allow_write: Vec<PathBuf>,
+    /// More paths it must not read (`"denyRead"`).
+    pub deny_read: Vec<PathBuf>,
+    /// Paths of the built-in secrets list it may read after all (`"allowRead"`).
+    pub allow_read: Vec<PathBuf>,
+    /// Its network (`"allowNetwork"`).
+    pub allow_network: AllowNetwork,
+    /// Whether it may connect to Unix sockets by path (`"allowUnixSockets"`).
+    pub allow_unix_sockets: bool,
+}
+
+/// `"allowNetwork"`: `false` (the default), `true`, or a list of `"host:port"`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllowNetwork {
+    /// No network at all.
+    #[default]
+    None,
+    /// Any connection.
+    All,
+    /// TCP to these hosts and ports; the kernel enforces the ports (see
+    /// docs/security.md).
+    Only(Vec<(String, u16)>),
 }
 
 /// A server reached over HTTP.

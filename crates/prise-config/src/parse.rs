@@ -54,7 +54,7 @@ const MODEL_KEYS: [&str; 15] = [
 ];
 
 /// The keys a server may have, for "did you mean".
-const SERVER_KEYS: [&str; 20] = [
+const SERVER_KEYS: [&str; 21] = [
     "type",
     "command",
     "args",
@@ -75,7 +75,11 @@ const SERVER_KEYS: [&str; 20] = [
     "pinning",
     "maxMessageSize",
     "oauth",
+    "sandbox",
 ];
+
+/// The keys of a server's `"sandbox"` object.
+const SANDBOX_KEYS: [&str; 5] = ["allowWrite", "denyRead", "allowRead", "allowNetwork", "allowUnixSockets"];
 
 type Env<'e> = &'e dyn Fn(&str) -> Option<String>;
 
@@ -182,6 +186,7 @@ struct Fields<'a> {
     max_message_size: Option<&'a RawValue>,
     env_file: Option<&'a RawValue>,
     oauth: Option<&'a RawValue>,
+    sandbox: Option<&'a RawValue>,
 }
 
 /// Which transport a `type` value asks for.
@@ -322,20 +327,31 @@ impl<'a> Parser<'a> {
         what: &str,
         lenient: bool,
     ) -> Result<Vec<PathBuf>, ConfigError> {
+        self.paths(raw, what, "roots", lenient)
+    }
+
+    /// A list of paths, read as [`Parser::roots`] reads folders.
+    fn paths(
+        &self,
+        raw: &'a RawValue,
+        what: &str,
+        key: &str,
+        lenient: bool,
+    ) -> Result<Vec<PathBuf>, ConfigError> {
         let strings = Strings {
             parser: self,
             server: what,
             lenient,
         };
         let dir = self.base;
-        let items: Vec<&'a RawValue> = self.value(raw, &format!("{what}: roots"))?;
+        let items: Vec<&'a RawValue> = self.value(raw, &format!("{what}: {key}"))?;
         let mut roots = Vec::with_capacity(items.len());
         for (i, item) in items.into_iter().enumerate() {
-            let text = strings.string(item, &format!("roots[{i}]"))?;
+            let text = strings.string(item, &format!("{key}[{i}]"))?;
             if text.trim().is_empty() {
                 return Err(self.error(
                     self.offset(item),
-                    format!("{what}: roots[{i}] is empty"),
+                    format!("{what}: {key}[{i}] is empty"),
                     Some("name a folder, e.g. \"~/notes\"".into()),
                 ));
             }
@@ -345,7 +361,7 @@ impl<'a> Parser<'a> {
                     None => {
                         return Err(self.error(
                             self.offset(item),
-                            format!("{what}: roots[{i}] starts with ~ but HOME is not set"),
+                            format!("{what}: {key}[{i}] starts with ~ but HOME is not set"),
                             None,
                         ));
                     }
@@ -634,6 +650,7 @@ impl<'a> Parser<'a> {
                 "maxMessageSize" => &mut f.max_message_size,
                 "envFile" => &mut f.env_file,
                 "oauth" => &mut f.oauth,
+                "sandbox" => &mut f.sandbox,
                 _ => {
                     let (line, column) = position(self.text, self.key_offset(value));
                     let typo = closest(&key, SERVER_KEYS)
@@ -716,6 +733,7 @@ impl<'a> Parser<'a> {
                     ("envFile", f.env_file),
                     ("cwd", f.cwd),
                     ("inheritEnv", f.inherit_env),
+                    ("sandbox", f.sandbox),
                 ] {
                     self.ignored(field, &what, key, "remote");
                 }
@@ -825,6 +843,69 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `"sandbox": true | false | {"allowWrite": [...], "denyRead": [...], "allowRead":
+    /// [...], "allowNetwork": true | false | ["host:port"], "allowUnixSockets": bool}`.
+    /// Unknown keys are errors here, not warnings: a misspelt `denyRead` would leave
+    /// open what the person meant to close.
+    fn sandbox(&self, raw: &'a RawValue, what: &str, lenient: bool) -> Result<Option<Sandbox>, ConfigError> {
+        if let Ok(on) = serde_json::from_str::<bool>(raw.get()) {
+            return Ok(on.then(Sandbox::default));
+        }
+        let entries: Entries<'a> = self.value(raw, &format!("{what}: sandbox"))?;
+        let mut sandbox = Sandbox::default();
+        for (key, value) in entries.0 {
+            let key_what = format!("sandbox.{key}");
+            match key.as_str() {
+                "allowWrite" => sandbox.allow_write = self.paths(value, what, &key_what, lenient)?,
+                "denyRead" => sandbox.deny_read = self.paths(value, what, &key_what, lenient)?,
+                "allowRead" => sandbox.allow_read = self.paths(value, what, &key_what, lenient)?,
+                "allowUnixSockets" => {
+                    sandbox.allow_unix_sockets = self.value(value, &format!("{what}: {key_what}"))?
+                }
+                "allowNetwork" => sandbox.allow_network = self.allow_network(value, what)?,
+                other => {
+                    let hint = match closest(other, SANDBOX_KEYS) {
+                        Some(k) => format!("did you mean \"{k}\"?"),
+                        None => format!("the keys are {}", SANDBOX_KEYS.join(", ")),
+                    };
+                    return Err(self.error(
+                        self.key_offset(value),
+                        format!("{what}: unknown key \"{other}\" in sandbox"),
+                        Some(hint),
+                    ));
+                }
+            }
+        }
+        Ok(Some(sandbox))
+    }
+
+    /// `"allowNetwork": true | false | ["api.github.com:443", "[::1]:8080"]`.
+    fn allow_network(&self, raw: &'a RawValue, what: &str) -> Result<AllowNetwork, ConfigError> {
+        if let Ok(on) = serde_json::from_str::<bool>(raw.get()) {
+            return Ok(if on { AllowNetwork::All } else { AllowNetwork::None });
+        }
+        let items: Vec<&'a RawValue> = self.value(raw, &format!("{what}: sandbox.allowNetwork"))?;
+        let mut allowed = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let text: String = self.value(item, &format!("{what}: sandbox.allowNetwork[{i}]"))?;
+            let parsed = text
+                .rsplit_once(':')
+                .and_then(|(host, port)| Some((host, port.parse::<u16>().ok().filter(|p| *p != 0)?)))
+                .filter(|(host, _)| !host.is_empty());
+            match parsed {
+                Some((host, port)) => allowed.push((host.trim_matches(['[', ']']).to_owned(), port)),
+                None => {
+                    return Err(self.error(
+                        self.offset(item),
+                        format!("{what}: sandbox.allowNetwork[{i}] \"{text}\" is not host:port"),
+                        Some("write the host and port it connects to, e.g. \"api.github.com:443\", or true for any".into()),
+                    ));
+                }
+            }
+        }
+        Ok(AllowNetwork::Only(allowed))
+    }
+
     fn stdio(
         &self,
         what: &str,
@@ -888,12 +969,17 @@ impl<'a> Parser<'a> {
         let inherit_env = self
             .optional::<bool>(f.inherit_env, &format!("{what}: inheritEnv"))?
             .unwrap_or(false);
+        let sandbox = match f.sandbox {
+            None => None,
+            Some(raw) => self.sandbox(raw, what, disabled)?,
+        };
         Ok(Stdio {
             command: program,
             args: words,
             env,
             cwd,
             inherit_env,
+            sandbox,
         })
     }
 

@@ -207,7 +207,7 @@ fn roots_top_level_and_per_server() {
 
 #[test]
 fn unknown_keys_are_warned_about_not_silently_dropped() {
-    let config = parse("{\"mcpServers\": {\"s\": {\n  \"command\": \"x\", \"disable\": true, \"headers\": {}, \"sandbox\": 1}}}").unwrap();
+    let config = parse("{\"mcpServers\": {\"s\": {\n  \"command\": \"x\", \"disable\": true, \"headers\": {}, \"jail\": 1}}}").unwrap();
     assert_eq!(config.warnings.len(), 3, "{:?}", config.warnings);
     assert_eq!(
         config.warnings[0],
@@ -215,7 +215,7 @@ fn unknown_keys_are_warned_about_not_silently_dropped() {
     );
     assert_eq!(
         config.warnings[1],
-        "/proj/.mcp.json:2:51: server \"s\": unknown key \"sandbox\" ignored"
+        "/proj/.mcp.json:2:51: server \"s\": unknown key \"jail\" ignored"
     );
     assert!(config.warnings[2].contains("\"headers\" does not apply to a stdio server"));
     // A misspelt "command" leaves the server with neither: the hint names the typo.
@@ -692,4 +692,56 @@ fn oauth_mistakes_are_named() {
         message.contains("oauth.enterprise needs \"issuer\" and \"idToken\""),
         "{message}"
     );
+}
+
+fn stdio_of(config: &Config) -> &prise_config::Stdio {
+    match &config.servers[0].transport {
+        Transport::Stdio(stdio) => stdio,
+        other => panic!("not stdio: {other:?}"),
+    }
+}
+
+#[test]
+fn sandboxes_as_a_switch_or_with_paths_and_network() {
+    use prise_config::{AllowNetwork, Sandbox};
+    let on = parse(r#"{"mcpServers": {"s": {"command": "x", "sandbox": true}}}"#).unwrap();
+    assert_eq!(stdio_of(&on).sandbox, Some(Sandbox::default()));
+    let off = parse(r#"{"mcpServers": {"s": {"command": "x", "sandbox": false}}}"#).unwrap();
+    assert_eq!(stdio_of(&off).sandbox, None);
+    let full = parse(
+        r#"{"mcpServers": {"s": {"command": "x", "sandbox": {
+            "allowWrite": ["~/notes", "data"], "denyRead": ["/srv/keys"], "allowRead": ["~/.npmrc"],
+            "allowNetwork": ["api.github.com:443", "[::1]:8080"], "allowUnixSockets": true}}}}"#,
+    )
+    .unwrap();
+    let sandbox = stdio_of(&full).sandbox.clone().unwrap();
+    assert_eq!(sandbox.allow_write, [Path::new("/home/u/notes"), Path::new("/proj/data")]);
+    assert_eq!(sandbox.deny_read, [Path::new("/srv/keys")]);
+    assert_eq!(sandbox.allow_read, [Path::new("/home/u/.npmrc")]);
+    assert_eq!(
+        sandbox.allow_network,
+        AllowNetwork::Only(vec![("api.github.com".into(), 443), ("::1".into(), 8080)])
+    );
+    assert!(sandbox.allow_unix_sockets);
+    let any = parse(r#"{"mcpServers": {"s": {"command": "x", "sandbox": {"allowNetwork": true}}}}"#).unwrap();
+    assert_eq!(stdio_of(&any).sandbox.as_ref().unwrap().allow_network, AllowNetwork::All);
+}
+
+#[test]
+fn a_sandbox_that_cannot_be_read_as_meant_is_an_error() {
+    // A misspelt key would leave open what was meant to be closed: an error, not a warning.
+    let (line, column, message, hint) =
+        fail("{\"mcpServers\": {\"s\": {\"command\": \"x\",\n \"sandbox\": {\"denyread\": [\"/k\"]}}}}");
+    assert_eq!((line, column), (2, 14));
+    assert_eq!(message, "server \"s\": unknown key \"denyread\" in sandbox");
+    assert_eq!(hint.as_deref(), Some("did you mean \"denyRead\"?"));
+    let (_, _, message, hint) =
+        fail(r#"{"mcpServers": {"s": {"command": "x", "sandbox": {"allowNetwork": ["api.github.com"]}}}}"#);
+    assert_eq!(message, "server \"s\": sandbox.allowNetwork[0] \"api.github.com\" is not host:port");
+    assert!(hint.unwrap().contains("api.github.com:443"));
+    let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"command": "x", "sandbox": "yes"}}}"#);
+    assert!(message.starts_with("server \"s\": sandbox: invalid type"), "{message}");
+    // A remote server runs elsewhere: the key is named as not applying.
+    let remote = parse(r#"{"mcpServers": {"r": {"url": "https://x.example/mcp", "sandbox": true}}}"#).unwrap();
+    assert!(remote.warnings[0].contains("\"sandbox\" does not apply to a remote server"), "{:?}", remote.warnings);
 }
