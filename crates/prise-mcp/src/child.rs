@@ -88,6 +88,8 @@ pub struct ChildServer {
     exit: tokio::sync::watch::Receiver<Option<std::process::ExitStatus>>,
     /// What it wrote to stderr.
     pub stderr: Arc<StderrLog>,
+    /// Its sandbox's private temporary folder, removed with this.
+    _confinement: Option<prise_sandbox::Confinement>,
 }
 
 /// Why a server process could not be started.
@@ -124,6 +126,18 @@ pub fn spawn(
     if let Some(cwd) = &stdio.cwd {
         command.current_dir(cwd);
     }
+    // Last, so that the sandbox's private TMPDIR wins over the configured one.
+    let confinement = match &stdio.sandbox {
+        None => None,
+        Some(sandbox) => {
+            let policy = crate::sandboxing::policy(stdio, sandbox);
+            let confined = prise_sandbox::confine(command.as_std_mut(), &policy).map_err(|e| SpawnError {
+                command: stdio.command.clone(),
+                source: std::io::Error::other(format!("sandbox: {e}")),
+            })?;
+            Some(confined)
+        }
+    };
     // Its own group, so that ending the group reaches npx's and uvx's grandchildren; and
     // a safety net should this handle be dropped without a close.
     command.process_group(0).kill_on_drop(true);
@@ -159,7 +173,16 @@ pub fn spawn(
         log_path,
         name.to_owned(),
     ));
-    Ok((ChildServer { pgid, exit, stderr }, stdout, stdin))
+    Ok((
+        ChildServer {
+            pgid,
+            exit,
+            stderr,
+            _confinement: confinement,
+        },
+        stdout,
+        stdin,
+    ))
 }
 
 /// Reads stderr until it closes, so a chatty server never blocks on a full pipe.

@@ -28,6 +28,7 @@ mod reauth;
 pub mod registry;
 pub mod roots;
 mod rounds;
+mod sandboxing;
 pub mod sampling;
 mod sse;
 mod subscriptions;

@@ -172,11 +172,23 @@ impl Mount {
         )
         .await;
         let stderr = stderr.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let fail = |cause: String| MountError {
-            server: server.name.clone(),
-            cause,
-            stderr_tail: stderr.as_deref().map(StderrLog::tail).unwrap_or_default(),
-            log: stderr.as_ref().and_then(|s| s.path.clone()),
+        let fail = |cause: String| {
+            let stderr_tail = stderr.as_deref().map(StderrLog::tail).unwrap_or_default();
+            let sandboxed = match &server.transport {
+                Transport::Stdio(stdio) => stdio.sandbox.as_ref().map(|s| (stdio, s)),
+                _ => None,
+            };
+            let note = sandboxed
+                .map(|(stdio, sandbox)| {
+                    crate::sandboxing::explain(&crate::sandboxing::policy(stdio, sandbox), &stderr_tail)
+                })
+                .unwrap_or_default();
+            MountError {
+                server: server.name.clone(),
+                cause: cause + &note,
+                stderr_tail,
+                log: stderr.as_ref().and_then(|s| s.path.clone()),
+            }
         };
         let connected = match outcome {
             Ok(Ok(connected)) => connected,

@@ -36,7 +36,7 @@ mod linux;
 #[allow(unsafe_code)]
 mod seccomp;
 
-pub use policy::{Network, Policy, folders_in};
+pub use policy::{Network, Policy, folders_in, launcher_caches};
 
 use std::path::{Path, PathBuf};
 

@@ -122,6 +122,38 @@ pub fn folders_in(args: &[String], cwd: &Path, home: Option<&Path>) -> Vec<PathB
     folders
 }
 
+/// The caches a package launcher must write to run a package it already fetched
+/// (npm rewrites its cache index even offline; uv locks its cache): for `npx`, `npm`,
+/// `pnpm`, `yarn`, `bunx`, `uvx`, `uv` and `pipx`, as their variables or the home
+/// folder place them. `var` looks up the child's environment.
+///
+/// Writable caches are the price of launchers in a sandbox: a server may alter what
+/// the same launcher later starts for another server, so either sandbox every server
+/// it starts or run installed programs directly.
+pub fn launcher_caches(program: &str, var: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> Vec<PathBuf> {
+    let name = Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or(program);
+    let at_home = |rel: &str| home.map(|h| h.join(rel));
+    let cache_home = var("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| at_home(".cache"));
+    let data_home = var("XDG_DATA_HOME").map(PathBuf::from).or_else(|| at_home(".local/share"));
+    let from = |key: &str| var(key).or_else(|| var(&key.to_uppercase())).map(PathBuf::from);
+    let caches: Vec<Option<PathBuf>> = match name {
+        "npx" | "npm" => vec![from("npm_config_cache").or_else(|| at_home(".npm"))],
+        "pnpm" | "pnpx" => vec![
+            cache_home.map(|c| c.join("pnpm")),
+            data_home.map(|d| d.join("pnpm")),
+        ],
+        "yarn" => vec![cache_home.map(|c| c.join("yarn"))],
+        "bunx" | "bun" => vec![from("BUN_INSTALL_CACHE_DIR").or_else(|| at_home(".bun/install/cache"))],
+        "uvx" | "uv" => vec![
+            from("UV_CACHE_DIR").or_else(|| cache_home.map(|c| c.join("uv"))),
+            data_home.map(|d| d.join("uv")),
+        ],
+        "pipx" => vec![from("PIPX_HOME").or_else(|| data_home.map(|d| d.join("pipx")))],
+        _ => Vec::new(),
+    };
+    caches.into_iter().flatten().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +178,21 @@ mod tests {
         assert_eq!(folders_in(&flag, Path::new("/"), None), vec![dir.path().to_path_buf()]);
         let home = vec!["~/data".to_owned()];
         assert_eq!(folders_in(&home, Path::new("/"), Some(dir.path())), vec![dir.path().join("data")]);
+    }
+
+    #[test]
+    fn launchers_write_their_own_caches_only() {
+        let home = Some(Path::new("/home/ada"));
+        let none = |_: &str| None;
+        assert_eq!(launcher_caches("npx", &none, home), [Path::new("/home/ada/.npm")]);
+        let cache = |key: &str| (key == "npm_config_cache").then(|| "/srv/npm".to_owned());
+        assert_eq!(launcher_caches("/usr/bin/npx", &cache, home), [Path::new("/srv/npm")]);
+        assert_eq!(
+            launcher_caches("uvx", &none, home),
+            [Path::new("/home/ada/.cache/uv"), Path::new("/home/ada/.local/share/uv")]
+        );
+        assert!(launcher_caches("node", &none, home).is_empty());
+        assert!(launcher_caches("python3", &none, home).is_empty());
     }
 
     #[test]
