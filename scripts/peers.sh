@@ -90,11 +90,12 @@ install_mcp_proxy() {
 }
 install_group mcp-proxy "$MCP_PROXY" install_mcp_proxy
 
-# Debian packages: HAProxy, the load balancer the gateway's deployment is tested behind.
-DEBIAN_PEERS=(haproxy)
+# Debian packages, as command:package: HAProxy, the load balancer the gateway's
+# deployment is tested behind; bubblewrap, the sandbox the benchmarks compare prise's with.
+DEBIAN_PEERS=(haproxy:haproxy bwrap:bubblewrap)
 missing=()
-for package in "${DEBIAN_PEERS[@]}"; do
-  command -v "$package" >/dev/null 2>&1 || missing+=("$package")
+for peer in "${DEBIAN_PEERS[@]}"; do
+  command -v "${peer%%:*}" >/dev/null 2>&1 || missing+=("${peer#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -12,6 +12,7 @@
 mod gateways;
 mod report;
 mod run;
+mod sandboxes;
 
 use std::path::PathBuf;
 

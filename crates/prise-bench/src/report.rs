@@ -164,6 +164,7 @@ fn markdown(env: &Env, plan: &Plan, r: &Results, chart: &Path) -> String {
         w,
         "\n`prise tools` with no configuration mounts the embedded docs server in-process.\n"
     );
+    sandbox_section(w, &r.sandboxes);
 
     let (one_turn, with_tool, bare) = r.agent;
     let per_turn = one_turn.saturating_sub(bare);
@@ -539,4 +540,28 @@ fn versions(env: &Env) -> String {
         ]),
         package("npm/node_modules/@modelcontextprotocol/sdk/package.json"),
     )
+}
+
+/// `prise tools` with one stdio server, plainly and in each sandbox.
+fn sandbox_section(w: &mut String, rows: &[(&str, Option<Duration>)]) {
+    let _ = writeln!(w, "## Start-up in a sandbox
+");
+    let _ = writeln!(
+        w,
+        "`prise tools` mounting the echo server as it is, with `\"sandbox\": true` (Landlock, a network namespace, seccomp), and started by bubblewrap with the same intent (read-only root, private `/tmp`, `~/.ssh` hidden, no network); the three take turns.\n"
+    );
+    let _ = writeln!(w, "| server started | median | added |\n| --- | ---: | ---: |");
+    let plain = rows.first().and_then(|(_, d)| *d);
+    for (name, median) in rows {
+        match (median, plain) {
+            (Some(median), Some(plain)) => {
+                let added = median.as_secs_f64() - plain.as_secs_f64();
+                let _ = writeln!(w, "| {name} | {} | {:+.1} ms |", ms(*median), added * 1e3);
+            }
+            _ => {
+                let _ = writeln!(w, "| {name} | not installed | |");
+            }
+        }
+    }
+    let _ = writeln!(w);
 }

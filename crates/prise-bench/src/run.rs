@@ -146,6 +146,8 @@ pub struct Results {
     pub agent: (Duration, Duration, Duration),
     /// The echo server through gateways.
     pub gateways: crate::gateways::GatewayResults,
+    /// `prise tools` with the echo server plain, sandboxed, and in bubblewrap.
+    pub sandboxes: crate::sandboxes::SandboxResults,
 }
 
 /// A round-trip client: a name and its command line before the target arguments.
@@ -249,6 +251,7 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
     let ns = |key: &str| Duration::from_nanos(report[key].as_u64().unwrap_or(0));
     let agent = (ns("one_turn_ns"), ns("with_tool_ns"), ns("bare_model_ns"));
     let gateways = crate::gateways::measure(env, plan)?;
+    let sandboxes = crate::sandboxes::measure(env, plan)?;
     Ok(Results {
         stdio,
         http,
@@ -258,6 +261,7 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
         startup,
         agent,
         gateways,
+        sandboxes,
     })
 }
 
