@@ -135,6 +135,11 @@ pub fn spawn(
                 command: stdio.command.clone(),
                 source: std::io::Error::other(format!("sandbox: {e}")),
             })?;
+            if policy.network == prise_sandbox::Network::Denied && !confined.network_namespace {
+                tracing::warn!(
+                    "server {name}: sandbox: this system lets prise make no network namespace (user namespaces are restricted), so TCP is refused but UDP, and with it DNS, is not"
+                );
+            }
             Some(confined)
         }
     };
