@@ -544,13 +544,19 @@ fn versions(env: &Env) -> String {
 
 /// `prise tools` with one stdio server, plainly and in each sandbox.
 fn sandbox_section(w: &mut String, rows: &[(&str, Option<Duration>)]) {
-    let _ = writeln!(w, "## Start-up in a sandbox
-");
+    let _ = writeln!(
+        w,
+        "## Start-up in a sandbox
+"
+    );
     let _ = writeln!(
         w,
         "`prise tools` mounting the echo server as it is, with `\"sandbox\": true` (Landlock, a network namespace, seccomp), and started by bubblewrap with the same intent (read-only root, private `/tmp`, `~/.ssh` hidden, no network); the three take turns.\n"
     );
-    let _ = writeln!(w, "| server started | median | added |\n| --- | ---: | ---: |");
+    let _ = writeln!(
+        w,
+        "| server started | median | added |\n| --- | ---: | ---: |"
+    );
     let plain = rows.first().and_then(|(_, d)| *d);
     for (name, median) in rows {
         match (median, plain) {

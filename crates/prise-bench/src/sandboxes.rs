@@ -23,8 +23,18 @@ pub fn measure(env: &Env, plan: &Plan) -> Result<SandboxResults, String> {
     let mut landlock = plain.clone();
     landlock["sandbox"] = json!(true);
     let mut wrapped: Vec<String> = [
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-        "--unshare-net", "--die-with-parent", "--tmpfs",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--unshare-net",
+        "--die-with-parent",
+        "--tmpfs",
     ]
     .map(String::from)
     .into();
@@ -32,9 +42,13 @@ pub fn measure(env: &Env, plan: &Plan) -> Result<SandboxResults, String> {
     wrapped.push("--".to_owned());
     wrapped.extend(server.iter().cloned());
     let bwrap = json!({"command": "bwrap", "args": wrapped});
-    let has_bwrap = Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success());
+    let has_bwrap = Command::new("bwrap")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
 
-    let mut ways: Vec<(&'static str, serde_json::Value)> = vec![("as it is", plain), ("prise's sandbox", landlock)];
+    let mut ways: Vec<(&'static str, serde_json::Value)> =
+        vec![("as it is", plain), ("prise's sandbox", landlock)];
     if has_bwrap {
         ways.push(("bubblewrap", bwrap));
     }
@@ -44,8 +58,10 @@ pub fn measure(env: &Env, plan: &Plan) -> Result<SandboxResults, String> {
             let index = (turn + run) % ways.len();
             let (name, server) = &ways[index];
             let config = home.join(format!("{index}.json"));
-            std::fs::write(&config, json!({"mcpServers": {"echo": server}}).to_string()).map_err(|e| e.to_string())?;
-            samples[index].push(time_tools(env, &home, &config).map_err(|e| format!("{name}: {e}"))?);
+            std::fs::write(&config, json!({"mcpServers": {"echo": server}}).to_string())
+                .map_err(|e| e.to_string())?;
+            samples[index]
+                .push(time_tools(env, &home, &config).map_err(|e| format!("{name}: {e}"))?);
         }
     }
     let _ = std::fs::remove_dir_all(&home);

@@ -34,9 +34,10 @@ mod suggest;
 pub use cli_servers::split_words;
 pub use discover::{App, app_files, candidates, project_files, user_files};
 pub use model::{
-    AllowNetwork, Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_RESTARTS,
-    DEFAULT_STARTUP_TIMEOUT, Decision, Enterprise, Format, ModelSettings, OAuth, Pinning, Profile,
-    Protocol, Remote, RestartPolicy, Sandbox, Server, Stdio, TokenSource, ToolFilter, Transport,
+    AllowNetwork, Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MESSAGE_SIZE,
+    DEFAULT_MAX_RESTARTS, DEFAULT_STARTUP_TIMEOUT, Decision, Enterprise, Format, ModelSettings,
+    OAuth, Pinning, Profile, Protocol, Remote, RestartPolicy, Sandbox, Server, Stdio, TokenSource,
+    ToolFilter, Transport,
 };
 pub use secret::{MASK, looks_secret};
 pub use suggest::closest;

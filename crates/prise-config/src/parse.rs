@@ -79,7 +79,13 @@ const SERVER_KEYS: [&str; 21] = [
 ];
 
 /// The keys of a server's `"sandbox"` object.
-const SANDBOX_KEYS: [&str; 5] = ["allowWrite", "denyRead", "allowRead", "allowNetwork", "allowUnixSockets"];
+const SANDBOX_KEYS: [&str; 5] = [
+    "allowWrite",
+    "denyRead",
+    "allowRead",
+    "allowNetwork",
+    "allowUnixSockets",
+];
 
 type Env<'e> = &'e dyn Fn(&str) -> Option<String>;
 
@@ -847,7 +853,12 @@ impl<'a> Parser<'a> {
     /// [...], "allowNetwork": true | false | ["host:port"], "allowUnixSockets": bool}`.
     /// Unknown keys are errors here, not warnings: a misspelt `denyRead` would leave
     /// open what the person meant to close.
-    fn sandbox(&self, raw: &'a RawValue, what: &str, lenient: bool) -> Result<Option<Sandbox>, ConfigError> {
+    fn sandbox(
+        &self,
+        raw: &'a RawValue,
+        what: &str,
+        lenient: bool,
+    ) -> Result<Option<Sandbox>, ConfigError> {
         if let Ok(on) = serde_json::from_str::<bool>(raw.get()) {
             return Ok(on.then(Sandbox::default));
         }
@@ -856,11 +867,14 @@ impl<'a> Parser<'a> {
         for (key, value) in entries.0 {
             let key_what = format!("sandbox.{key}");
             match key.as_str() {
-                "allowWrite" => sandbox.allow_write = self.paths(value, what, &key_what, lenient)?,
+                "allowWrite" => {
+                    sandbox.allow_write = self.paths(value, what, &key_what, lenient)?
+                }
                 "denyRead" => sandbox.deny_read = self.paths(value, what, &key_what, lenient)?,
                 "allowRead" => sandbox.allow_read = self.paths(value, what, &key_what, lenient)?,
                 "allowUnixSockets" => {
-                    sandbox.allow_unix_sockets = self.value(value, &format!("{what}: {key_what}"))?
+                    sandbox.allow_unix_sockets =
+                        self.value(value, &format!("{what}: {key_what}"))?
                 }
                 "allowNetwork" => sandbox.allow_network = self.allow_network(value, what)?,
                 other => {
@@ -882,7 +896,11 @@ impl<'a> Parser<'a> {
     /// `"allowNetwork": true | false | ["api.github.com:443", "[::1]:8080"]`.
     fn allow_network(&self, raw: &'a RawValue, what: &str) -> Result<AllowNetwork, ConfigError> {
         if let Ok(on) = serde_json::from_str::<bool>(raw.get()) {
-            return Ok(if on { AllowNetwork::All } else { AllowNetwork::None });
+            return Ok(if on {
+                AllowNetwork::All
+            } else {
+                AllowNetwork::None
+            });
         }
         let items: Vec<&'a RawValue> = self.value(raw, &format!("{what}: sandbox.allowNetwork"))?;
         let mut allowed = Vec::with_capacity(items.len());
@@ -890,10 +908,14 @@ impl<'a> Parser<'a> {
             let text: String = self.value(item, &format!("{what}: sandbox.allowNetwork[{i}]"))?;
             let parsed = text
                 .rsplit_once(':')
-                .and_then(|(host, port)| Some((host, port.parse::<u16>().ok().filter(|p| *p != 0)?)))
+                .and_then(|(host, port)| {
+                    Some((host, port.parse::<u16>().ok().filter(|p| *p != 0)?))
+                })
                 .filter(|(host, _)| !host.is_empty());
             match parsed {
-                Some((host, port)) => allowed.push((host.trim_matches(['[', ']']).to_owned(), port)),
+                Some((host, port)) => {
+                    allowed.push((host.trim_matches(['[', ']']).to_owned(), port))
+                }
                 None => {
                     return Err(self.error(
                         self.offset(item),

@@ -715,7 +715,10 @@ fn sandboxes_as_a_switch_or_with_paths_and_network() {
     )
     .unwrap();
     let sandbox = stdio_of(&full).sandbox.clone().unwrap();
-    assert_eq!(sandbox.allow_write, [Path::new("/home/u/notes"), Path::new("/proj/data")]);
+    assert_eq!(
+        sandbox.allow_write,
+        [Path::new("/home/u/notes"), Path::new("/proj/data")]
+    );
     assert_eq!(sandbox.deny_read, [Path::new("/srv/keys")]);
     assert_eq!(sandbox.allow_read, [Path::new("/home/u/.npmrc")]);
     assert_eq!(
@@ -723,25 +726,44 @@ fn sandboxes_as_a_switch_or_with_paths_and_network() {
         AllowNetwork::Only(vec![("api.github.com".into(), 443), ("::1".into(), 8080)])
     );
     assert!(sandbox.allow_unix_sockets);
-    let any = parse(r#"{"mcpServers": {"s": {"command": "x", "sandbox": {"allowNetwork": true}}}}"#).unwrap();
-    assert_eq!(stdio_of(&any).sandbox.as_ref().unwrap().allow_network, AllowNetwork::All);
+    let any =
+        parse(r#"{"mcpServers": {"s": {"command": "x", "sandbox": {"allowNetwork": true}}}}"#)
+            .unwrap();
+    assert_eq!(
+        stdio_of(&any).sandbox.as_ref().unwrap().allow_network,
+        AllowNetwork::All
+    );
 }
 
 #[test]
 fn a_sandbox_that_cannot_be_read_as_meant_is_an_error() {
     // A misspelt key would leave open what was meant to be closed: an error, not a warning.
-    let (line, column, message, hint) =
-        fail("{\"mcpServers\": {\"s\": {\"command\": \"x\",\n \"sandbox\": {\"denyread\": [\"/k\"]}}}}");
+    let (line, column, message, hint) = fail(
+        "{\"mcpServers\": {\"s\": {\"command\": \"x\",\n \"sandbox\": {\"denyread\": [\"/k\"]}}}}",
+    );
     assert_eq!((line, column), (2, 14));
     assert_eq!(message, "server \"s\": unknown key \"denyread\" in sandbox");
     assert_eq!(hint.as_deref(), Some("did you mean \"denyRead\"?"));
-    let (_, _, message, hint) =
-        fail(r#"{"mcpServers": {"s": {"command": "x", "sandbox": {"allowNetwork": ["api.github.com"]}}}}"#);
-    assert_eq!(message, "server \"s\": sandbox.allowNetwork[0] \"api.github.com\" is not host:port");
+    let (_, _, message, hint) = fail(
+        r#"{"mcpServers": {"s": {"command": "x", "sandbox": {"allowNetwork": ["api.github.com"]}}}}"#,
+    );
+    assert_eq!(
+        message,
+        "server \"s\": sandbox.allowNetwork[0] \"api.github.com\" is not host:port"
+    );
     assert!(hint.unwrap().contains("api.github.com:443"));
     let (_, _, message, _) = fail(r#"{"mcpServers": {"s": {"command": "x", "sandbox": "yes"}}}"#);
-    assert!(message.starts_with("server \"s\": sandbox: invalid type"), "{message}");
+    assert!(
+        message.starts_with("server \"s\": sandbox: invalid type"),
+        "{message}"
+    );
     // A remote server runs elsewhere: the key is named as not applying.
-    let remote = parse(r#"{"mcpServers": {"r": {"url": "https://x.example/mcp", "sandbox": true}}}"#).unwrap();
-    assert!(remote.warnings[0].contains("\"sandbox\" does not apply to a remote server"), "{:?}", remote.warnings);
+    let remote =
+        parse(r#"{"mcpServers": {"r": {"url": "https://x.example/mcp", "sandbox": true}}}"#)
+            .unwrap();
+    assert!(
+        remote.warnings[0].contains("\"sandbox\" does not apply to a remote server"),
+        "{:?}",
+        remote.warnings
+    );
 }

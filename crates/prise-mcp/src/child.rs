@@ -131,10 +131,11 @@ pub fn spawn(
         None => None,
         Some(sandbox) => {
             let policy = crate::sandboxing::policy(stdio, sandbox);
-            let confined = prise_sandbox::confine(command.as_std_mut(), &policy).map_err(|e| SpawnError {
-                command: stdio.command.clone(),
-                source: std::io::Error::other(format!("sandbox: {e}")),
-            })?;
+            let confined =
+                prise_sandbox::confine(command.as_std_mut(), &policy).map_err(|e| SpawnError {
+                    command: stdio.command.clone(),
+                    source: std::io::Error::other(format!("sandbox: {e}")),
+                })?;
             if policy.network == prise_sandbox::Network::Denied && !confined.network_namespace {
                 tracing::warn!(
                     "server {name}: sandbox: this system lets prise make no network namespace (user namespaces are restricted), so TCP is refused but UDP, and with it DNS, is not"

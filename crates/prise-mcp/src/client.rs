@@ -39,7 +39,7 @@ pub(crate) struct Shared {
     /// How the server's tools are judged against their pins; `None` pins nothing.
     pub vetting: Option<crate::vetting::Vetting>,
     /// The tools withheld, and why, as of the last listing.
-    pub withheld: RwLock<Vec<(String, prise_trust::pins::Change)>>,
+    pub withheld: RwLock<Vec<crate::vetting::Withholding>>,
     /// Listings under way after the server said its tools changed; calls wait for
     /// them (see [`Shared::relisted`]).
     pub relisting: tokio::sync::watch::Sender<usize>,
@@ -75,8 +75,7 @@ impl Shared {
         let mut catalog = self.catalog.write().unwrap_or_else(|e| e.into_inner());
         update(&mut catalog);
         if let Some(vetting) = &self.vetting {
-            *self.withheld.write().unwrap_or_else(|e| e.into_inner()) =
-                vetting.withheld(&catalog.tools);
+            *self.withheld.write().unwrap_or_else(|e| e.into_inner()) = vetting.withheld(&catalog);
         }
         drop(catalog);
         self.generation.fetch_add(1, Ordering::Release);

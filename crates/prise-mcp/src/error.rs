@@ -39,14 +39,16 @@ pub enum CallError {
         /// Why it was not mounted.
         cause: String,
     },
-    /// The tool is withheld: its definition is not the one pinned (see
+    /// The tool or prompt is withheld: its definition is not the one pinned (see
     /// `prise_trust::pins`).
-    #[error("tool {tool} of server {server} {}; `prise trust {server} {tool}` shows the change and accepts it", change.describe())]
+    #[error("{} {name} of server {server} {}; `prise trust {server} {name}` shows the change and accepts it", declaration.word(), change.describe())]
     Withheld {
         /// The server.
         server: String,
-        /// The tool, as the server names it.
-        tool: String,
+        /// A tool or a prompt.
+        declaration: prise_trust::pins::Declaration,
+        /// Its name, as the server gives it.
+        name: String,
         /// How it differs from its pin.
         change: prise_trust::pins::Change,
     },

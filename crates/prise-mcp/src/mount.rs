@@ -26,6 +26,8 @@ use crate::eras::EraCache;
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
 use crate::supervise;
+use crate::vetting::Withholding;
+use prise_trust::pins::{Change, Declaration};
 
 /// How long a server gets to exit after SIGTERM before it is killed.
 pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
@@ -180,7 +182,10 @@ impl Mount {
             };
             let note = sandboxed
                 .map(|(stdio, sandbox)| {
-                    crate::sandboxing::explain(&crate::sandboxing::policy(stdio, sandbox), &stderr_tail)
+                    crate::sandboxing::explain(
+                        &crate::sandboxing::policy(stdio, sandbox),
+                        &stderr_tail,
+                    )
                 })
                 .unwrap_or_default();
             MountError {
@@ -296,7 +301,7 @@ impl Mount {
             .tools
             .into_iter()
             .filter(|tool| self.filter.permits(&tool.name))
-            .filter(|tool| !withheld.iter().any(|(name, _)| *name == tool.name))
+            .filter(|tool| !is_withheld(&withheld, Declaration::Tool, &tool.name))
             .filter(|tool| {
                 let first = seen.insert(tool.name.clone());
                 if !first {
@@ -307,9 +312,27 @@ impl Mount {
             .collect()
     }
 
-    /// How `tool` differs from its pin, when it is withheld (see [`Mount::withheld`]).
-    pub fn withheld_as(&self, tool: &str) -> Option<prise_trust::pins::Change> {
-        if !self.filter.permits(tool) {
+    /// Its prompts, but those withheld ([`Mount::withheld`]).
+    pub fn prompts(&self) -> Vec<rmcp::model::Prompt> {
+        let withheld = self.withheld();
+        let mut prompts = self.catalog().prompts;
+        prompts.retain(|p| !is_withheld(&withheld, Declaration::Prompt, &p.name));
+        prompts
+    }
+
+    /// Its resource templates, but those withheld ([`Mount::withheld`]).
+    pub fn resource_templates(&self) -> Vec<rmcp::model::ResourceTemplate> {
+        let withheld = self.withheld();
+        let mut templates = self.catalog().templates;
+        templates
+            .retain(|t| !is_withheld(&withheld, Declaration::ResourceTemplate, &t.uri_template));
+        templates
+    }
+
+    /// How `name` (a tool, prompt or template) differs from its pin, when it is
+    /// withheld (see [`Mount::withheld`]).
+    pub fn withheld_as(&self, declaration: Declaration, name: &str) -> Option<Change> {
+        if declaration == Declaration::Tool && !self.filter.permits(name) {
             return None;
         }
         let withheld = self
@@ -320,13 +343,14 @@ impl Mount {
             .unwrap_or_else(|e| e.into_inner());
         withheld
             .iter()
-            .find(|(name, _)| name == tool)
-            .map(|(_, change)| *change)
+            .find(|(d, n, _)| *d == declaration && n == name)
+            .map(|(_, _, change)| *change)
     }
 
-    /// The tools withheld because they are not as pinned, and how they differ (see
-    /// `prise_trust::pins`), among those the configured filter keeps.
-    pub fn withheld(&self) -> Vec<(String, prise_trust::pins::Change)> {
+    /// What is withheld because it is not as pinned, and how it differs (see
+    /// `prise_trust::pins`): tools among those the configured filter keeps, prompts
+    /// and resource templates (by their URI templates).
+    pub fn withheld(&self) -> Vec<Withholding> {
         let withheld = self
             .live
             .shared
@@ -335,37 +359,66 @@ impl Mount {
             .unwrap_or_else(|e| e.into_inner());
         withheld
             .iter()
-            .filter(|(tool, _)| self.filter.permits(tool))
+            .filter(|(d, name, _)| *d != Declaration::Tool || self.filter.permits(name))
             .cloned()
             .collect()
     }
 
-    /// Whether this server's tools are pinned (`"pinning"` not `off`, and a pin file).
+    /// Whether this server's declarations are pinned (`"pinning"` not `off`, and a
+    /// pin file).
     pub fn pins(&self) -> bool {
         self.live.shared.vetting.is_some()
     }
 
-    /// The definition pinned for `tool` (see `prise_trust::pins`); `None` when it has
+    /// The definition pinned for `name` (see `prise_trust::pins`); `None` when it has
     /// none or pinning is off.
-    pub fn pinned(&self, tool: &str) -> Option<serde_json::Value> {
-        self.live.shared.vetting.as_ref()?.pinned(tool)
+    pub fn pinned(&self, declaration: Declaration, name: &str) -> Option<serde_json::Value> {
+        self.live.shared.vetting.as_ref()?.pinned(declaration, name)
     }
 
-    /// Pins `tool`'s definition as the server declares it now, which releases it;
+    /// The definition of `name` as the server declares it now.
+    pub fn declared(&self, declaration: Declaration, name: &str) -> Option<serde_json::Value> {
+        let catalog = self.catalog();
+        let found = match declaration {
+            Declaration::Tool => catalog
+                .tools
+                .iter()
+                .find(|t| t.name == name)
+                .map(serde_json::to_value),
+            Declaration::Prompt => catalog
+                .prompts
+                .iter()
+                .find(|p| p.name == name)
+                .map(serde_json::to_value),
+            Declaration::ResourceTemplate => catalog
+                .templates
+                .iter()
+                .find(|t| t.uri_template == name)
+                .map(serde_json::to_value),
+        };
+        found.and_then(Result::ok)
+    }
+
+    /// Pins `name`'s definition as the server declares it now, which releases it;
     /// the pin file it was written to.
-    pub fn trust(&self, tool: &str) -> Result<std::path::PathBuf, String> {
+    pub fn trust(
+        &self,
+        declaration: Declaration,
+        name: &str,
+    ) -> Result<std::path::PathBuf, String> {
         let shared = &self.live.shared;
         let vetting = shared
             .vetting
             .as_ref()
             .ok_or_else(|| format!("server {} pins nothing (\"pinning\": \"off\")", self.name))?;
-        let definition = self
-            .catalog()
-            .tools
-            .into_iter()
-            .find(|t| t.name == tool)
-            .ok_or_else(|| format!("server {} lists no tool {tool}", self.name))?;
-        let path = vetting.accept(&definition)?;
+        let definition = self.declared(declaration, name).ok_or_else(|| {
+            format!(
+                "server {} declares no {} {name}",
+                self.name,
+                declaration.word()
+            )
+        })?;
+        let path = vetting.accept(declaration, &definition)?;
         // Judged again, so that what this mount serves follows.
         shared.set_catalog(|_| {});
         Ok(path)
@@ -757,6 +810,12 @@ async fn exit_detail(connection: &Connection) -> String {
         detail.push_str(&format!("; its last stderr line: {last}"));
     }
     detail
+}
+
+fn is_withheld(withheld: &[Withholding], declaration: Declaration, name: &str) -> bool {
+    withheld
+        .iter()
+        .any(|(d, n, _)| *d == declaration && n == name)
 }
 
 /// Sends `notifications/cancelled` for a request abandoned by its caller.

@@ -16,6 +16,7 @@ use crate::event::MountEvent;
 use crate::mount::{InProcessStream, Mount, MountOptions};
 use crate::registry::{Registry, SEPARATOR, exposed_name};
 use crate::template::UriTemplate;
+use prise_trust::pins::Declaration;
 
 /// A server to mount.
 #[derive(Debug)]
@@ -229,15 +230,11 @@ impl Mounts {
         self.mounts
             .iter()
             .flat_map(|mount| {
-                mount
-                    .catalog()
-                    .prompts
-                    .into_iter()
-                    .map(|prompt| ExposedPrompt {
-                        name: exposed_name(mount.name(), &prompt.name),
-                        server: mount.name().to_owned(),
-                        prompt,
-                    })
+                mount.prompts().into_iter().map(|prompt| ExposedPrompt {
+                    name: exposed_name(mount.name(), &prompt.name),
+                    server: mount.name().to_owned(),
+                    prompt,
+                })
             })
             .collect()
     }
@@ -262,8 +259,7 @@ impl Mounts {
             .iter()
             .flat_map(|mount| {
                 mount
-                    .catalog()
-                    .templates
+                    .resource_templates()
                     .into_iter()
                     .map(|t| (mount.name().to_owned(), t))
             })
@@ -284,12 +280,8 @@ impl Mounts {
     ) -> Result<CallToolResult, CallError> {
         let route = self.route(exposed, |r| &r.tools);
         let Some((mount, name)) = route else {
-            if let Some(withheld) = self.withheld().into_iter().find(|w| w.name == exposed) {
-                return Err(CallError::Withheld {
-                    server: withheld.server,
-                    tool: withheld.tool,
-                    change: withheld.change,
-                });
+            if let Some(withheld) = self.withheld_as(Declaration::Tool, exposed) {
+                return Err(withheld);
             }
             if let Some(failed) = self
                 .failures()
@@ -314,10 +306,11 @@ impl Mounts {
         };
         // A tool the server just said changed is judged on its new listing.
         mount.shared().relisted(mount.call_timeout()).await;
-        if let Some(change) = mount.withheld_as(&name) {
+        if let Some(change) = mount.withheld_as(Declaration::Tool, &name) {
             return Err(CallError::Withheld {
                 server: mount.name().to_owned(),
-                tool: name,
+                declaration: Declaration::Tool,
+                name,
                 change,
             });
         }
@@ -331,6 +324,9 @@ impl Mounts {
         arguments: Option<JsonObject>,
     ) -> Result<GetPromptResult, CallError> {
         let Some((mount, name)) = self.route(exposed, |r| &r.prompts) else {
+            if let Some(withheld) = self.withheld_as(Declaration::Prompt, exposed) {
+                return Err(withheld);
+            }
             return Err(CallError::NotFound(format!(
                 "no prompt named {exposed}; `prise prompts` lists them"
             )));
@@ -360,8 +356,7 @@ impl Mounts {
                 .mounts
                 .iter()
                 .find(|m| {
-                    m.catalog()
-                        .templates
+                    m.resource_templates()
                         .iter()
                         .any(|t| t.uri_template == template.uri)
                 })
@@ -394,19 +389,41 @@ impl Mounts {
             .await
     }
 
-    /// The tools withheld because they are not as pinned, under their exposed names.
+    /// What is withheld because it is not as pinned: tools and prompts under their
+    /// exposed names, resource templates under their URI templates.
     pub fn withheld(&self) -> Vec<Withheld> {
         self.mounts
             .iter()
             .flat_map(|mount| {
-                mount.withheld().into_iter().map(|(tool, change)| Withheld {
-                    name: exposed_name(mount.name(), &tool),
-                    server: mount.name().to_owned(),
-                    tool,
-                    change,
-                })
+                mount
+                    .withheld()
+                    .into_iter()
+                    .map(|(declaration, declared, change)| Withheld {
+                        name: match declaration {
+                            Declaration::ResourceTemplate => declared.clone(),
+                            _ => exposed_name(mount.name(), &declared),
+                        },
+                        server: mount.name().to_owned(),
+                        declaration,
+                        declared,
+                        change,
+                    })
             })
             .collect()
+    }
+
+    /// The error for `exposed` when it names a withheld tool or prompt.
+    fn withheld_as(&self, declaration: Declaration, exposed: &str) -> Option<CallError> {
+        let withheld = self
+            .withheld()
+            .into_iter()
+            .find(|w| w.declaration == declaration && w.name == exposed)?;
+        Some(CallError::Withheld {
+            server: withheld.server,
+            declaration,
+            name: withheld.declared,
+            change: withheld.change,
+        })
     }
 
     /// Subscribes to updates of `uri` at the server [`Mounts::read_resource`] reads it
@@ -500,12 +517,11 @@ impl Mounts {
                 m.tools().into_iter().map(|t| t.name.to_string()).collect(),
             )
         }));
-        let prompts = Registry::build(self.mounts.iter().map(|m| {
-            (
-                m.name(),
-                m.catalog().prompts.into_iter().map(|p| p.name).collect(),
-            )
-        }));
+        let prompts = Registry::build(
+            self.mounts
+                .iter()
+                .map(|m| (m.name(), m.prompts().into_iter().map(|p| p.name).collect())),
+        );
         *self.routes.write().unwrap_or_else(|e| e.into_inner()) = Routes {
             generation,
             tools,
@@ -514,15 +530,17 @@ impl Mounts {
     }
 }
 
-/// A tool withheld because it is not as pinned.
+/// A tool, prompt or resource template withheld because it is not as pinned.
 #[derive(Debug, Clone)]
 pub struct Withheld {
-    /// `server__tool`.
+    /// `server__tool` or `server__prompt`; a template's URI template.
     pub name: String,
     /// The server.
     pub server: String,
-    /// The tool, as the server names it.
-    pub tool: String,
+    /// What it is.
+    pub declaration: Declaration,
+    /// Its name as the server gives it (a template's URI template).
+    pub declared: String,
     /// How it differs from its pin.
     pub change: prise_trust::pins::Change,
 }
@@ -544,8 +562,7 @@ pub fn resource_owner<'a>(
     let fitting: Vec<&Mount> = mounts
         .clone()
         .filter(|m| {
-            m.catalog()
-                .templates
+            m.resource_templates()
                 .iter()
                 .any(|t| UriTemplate::parse(&t.uri_template).matches(uri))
         })

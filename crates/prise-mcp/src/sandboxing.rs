@@ -10,20 +10,29 @@ use prise_sandbox::{Network, Policy, folders_in, launcher_caches};
 /// built-in secrets (less `allowRead`, plus `denyRead`) and prise's own state folder,
 /// writes to its `cwd`, the folders its arguments name and `allowWrite`.
 pub(crate) fn policy(stdio: &Stdio, sandbox: &Sandbox) -> Policy {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
     let state = crate::child::default_state_dir();
     let mut policy = Policy::strict(home.as_deref(), state.as_deref());
-    policy
-        .deny_read
-        .retain(|secret| !sandbox.allow_read.iter().any(|allowed| secret.starts_with(allowed)));
+    policy.deny_read.retain(|secret| {
+        !sandbox
+            .allow_read
+            .iter()
+            .any(|allowed| secret.starts_with(allowed))
+    });
     policy.deny_read.extend(sandbox.deny_read.iter().cloned());
     let cwd = match &stdio.cwd {
         Some(cwd) => cwd.clone(),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
     };
     policy.allow_write.extend(stdio.cwd.iter().cloned());
-    policy.allow_write.extend(folders_in(&stdio.args, &cwd, home.as_deref()));
-    policy.allow_write.extend(sandbox.allow_write.iter().cloned());
+    policy
+        .allow_write
+        .extend(folders_in(&stdio.args, &cwd, home.as_deref()));
+    policy
+        .allow_write
+        .extend(sandbox.allow_write.iter().cloned());
     let var = |key: &str| child_var(stdio, key);
     for cache in launcher_caches(&stdio.command, &var, home.as_deref()) {
         // A launcher's first run makes its cache; the rule needs it to exist now.
@@ -52,7 +61,10 @@ fn child_var(stdio: &Stdio, key: &str) -> Option<String> {
         return Some(value.clone());
     }
     let passed = stdio.inherit_env || crate::child::MINIMAL_ENV.contains(&key);
-    passed.then(|| std::env::var(key).ok()).flatten().filter(|v| !v.is_empty())
+    passed
+        .then(|| std::env::var(key).ok())
+        .flatten()
+        .filter(|v| !v.is_empty())
 }
 
 /// Words in a failing program's stderr that say the system refused it something.
@@ -72,13 +84,10 @@ const REFUSALS: [&str; 10] = [
 /// `; the sandbox likely refused this ("LINE"): it may write only ...` appended to the error of a
 /// sandboxed server that did not start, so that the person knows where to look.
 pub(crate) fn explain(policy: &Policy, stderr_tail: &[String]) -> String {
-    let refused = stderr_tail
-        .iter()
-        .rev()
-        .find(|line| {
-            let lower = line.to_lowercase();
-            REFUSALS.iter().any(|word| lower.contains(word))
-        });
+    let refused = stderr_tail.iter().rev().find(|line| {
+        let lower = line.to_lowercase();
+        REFUSALS.iter().any(|word| lower.contains(word))
+    });
     let mut writable: Vec<String> = policy.allow_write.iter().map(|p| display(p)).collect();
     writable.push("its temporary folder".to_owned());
     let network = match &policy.network {

@@ -1,13 +1,20 @@
-//! Tools judged against their pins (`prise_trust::pins`) and screened
-//! (`prise_trust::screen`) as each listing arrives: in strict mode a tool whose
-//! definition is not the one pinned, that a pinned server added, or that has findings
-//! nobody accepted, is withheld (from [`crate::Mount::tools`], hence from models and
-//! the gateway, and from calls); in warn mode it is used, with a warning. Screening
-//! here sees one server's tools; `prise scan` also compares them with the others'.
+//! Tools, prompts and resource templates judged against their pins
+//! (`prise_trust::pins`), and tools screened (`prise_trust::screen`), as each listing
+//! arrives: in strict mode a definition that is not the one pinned, that a pinned
+//! server added, or (for a tool) that has findings nobody accepted, is withheld (from
+//! [`crate::Mount::tools`], [`crate::Mount::prompts`] and
+//! [`crate::Mount::resource_templates`], hence from models and the gateway, and from
+//! calls); in warn mode it is used, with a warning. Screening here sees one server's
+//! tools; `prise scan` also compares them with the others'.
 
 use prise_config::{Pinning, Server, Transport};
-use prise_trust::pins::{Change, PinFiles, PinSlot};
-use rmcp::model::Tool;
+use prise_trust::pins::{Change, Declaration, PinFiles, PinSlot};
+
+use crate::catalog::Catalog;
+
+/// What is withheld: a tool, prompt or template, by the server's name for it (a
+/// template's URI template), and how it differs from its pin.
+pub type Withholding = (Declaration, String, Change);
 use serde_json::{Value, json};
 
 /// How one server's tools are judged.
@@ -20,7 +27,7 @@ pub(crate) struct Vetting {
     pins: PinSlot,
     strict: bool,
     /// What was last judged, so that each change is warned about once.
-    warned: std::sync::Mutex<Vec<(String, Change)>>,
+    warned: std::sync::Mutex<Vec<Withholding>>,
 }
 
 impl Vetting {
@@ -47,34 +54,51 @@ impl Vetting {
         })
     }
 
-    /// The definition pinned for `tool`.
-    pub fn pinned(&self, tool: &str) -> Option<Value> {
-        self.pins.pinned(tool).map(|pin| pin.definition)
+    /// The definition pinned for `name`.
+    pub fn pinned(&self, declaration: Declaration, name: &str) -> Option<Value> {
+        self.pins
+            .pinned(declaration, name)
+            .map(|pin| pin.definition)
     }
 
-    /// Pins `tool`'s definition as it is now; where.
-    pub fn accept(&self, tool: &Tool) -> Result<std::path::PathBuf, String> {
-        let definition = serde_json::to_value(tool).map_err(|e| e.to_string())?;
-        self.pins.accept(&definition)?;
+    /// Pins `definition` as it is now; where.
+    pub fn accept(
+        &self,
+        declaration: Declaration,
+        definition: &Value,
+    ) -> Result<std::path::PathBuf, String> {
+        self.pins.accept(declaration, definition)?;
         Ok(self.pins.path().to_owned())
     }
 
-    /// The tools of `listing` to withhold, with why; warned about either way.
-    pub fn withheld(&self, listing: &[Tool]) -> Vec<(String, Change)> {
-        // One definition per tool, in order (a tool always serialises).
-        let definitions: Vec<Value> = listing
-            .iter()
-            .map(|tool| serde_json::to_value(tool).unwrap_or_default())
-            .collect();
-        let mut judged = match self.pins.judge(&self.identity, &definitions) {
-            Ok(judged) => judged,
-            Err(e) => {
-                tracing::warn!(server = %self.server, "pins: {e}");
-                return Vec::new();
+    /// What of `catalog` to withhold, with why; warned about either way.
+    pub fn withheld(&self, catalog: &Catalog) -> Vec<Withholding> {
+        let tools = definitions(&catalog.tools);
+        let prompts = definitions(&catalog.prompts);
+        let templates = definitions(&catalog.templates);
+        let mut judged: Vec<Withholding> = Vec::new();
+        for (declaration, items) in [
+            (Declaration::Tool, &tools),
+            (Declaration::Prompt, &prompts),
+            (Declaration::ResourceTemplate, &templates),
+        ] {
+            match self.pins.judge(&self.identity, declaration, items) {
+                Ok(found) => judged.extend(
+                    found
+                        .into_iter()
+                        .map(|(name, change)| (declaration, name, change)),
+                ),
+                Err(e) => {
+                    tracing::warn!(server = %self.server, "pins: {e}");
+                    return Vec::new();
+                }
             }
-        };
-        for (tool, definition) in listing.iter().zip(&definitions) {
-            if judged.iter().any(|(name, _)| *name == tool.name) {
+        }
+        for (tool, definition) in catalog.tools.iter().zip(&tools) {
+            if judged
+                .iter()
+                .any(|(d, name, _)| *d == Declaration::Tool && *name == tool.name)
+            {
                 continue;
             }
             let schema = Value::Object((*tool.input_schema).clone());
@@ -84,21 +108,29 @@ impl Vetting {
                 input_schema: &schema,
             };
             if !prise_trust::screen::screen(&declared, &[]).is_empty()
-                && !self.pins.accepted(definition)
+                && !self.pins.accepted(Declaration::Tool, definition)
             {
-                judged.push((tool.name.to_string(), Change::Flagged));
+                judged.push((Declaration::Tool, tool.name.to_string(), Change::Flagged));
             }
         }
         let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
-        for (tool, change) in judged.iter().filter(|j| !warned.contains(j)) {
+        for (declaration, name, change) in judged.iter().filter(|j| !warned.contains(j)) {
             let outcome = if self.strict {
-                format!("withheld until `prise trust {} {tool}`", self.server)
+                format!("withheld until `prise trust {} {name}`", self.server)
             } else {
                 "used anyway (\"pinning\": \"warn\")".to_owned()
             };
-            tracing::warn!(server = %self.server, "tool {tool} {}; {outcome}", change.describe());
+            tracing::warn!(server = %self.server, "{} {name} {}; {outcome}", declaration.word(), change.describe());
         }
         warned.clone_from(&judged);
         if self.strict { judged } else { Vec::new() }
     }
+}
+
+/// One definition per item, in order (each always serialises).
+fn definitions<T: serde::Serialize>(items: &[T]) -> Vec<Value> {
+    items
+        .iter()
+        .map(|item| serde_json::to_value(item).unwrap_or_default())
+        .collect()
 }

@@ -100,7 +100,10 @@ impl Confinement {
 /// `TMPDIR` (and `TMP`, `TEMP`) to a private folder, and, when the network is denied,
 /// asks npm and uv to work from their caches rather than wait on a registry they
 /// cannot reach. Keep the returned [`Confinement`] until the child has ended.
-pub fn confine(command: &mut std::process::Command, policy: &Policy) -> Result<Confinement, SandboxError> {
+pub fn confine(
+    command: &mut std::process::Command,
+    policy: &Policy,
+) -> Result<Confinement, SandboxError> {
     #[cfg(target_os = "linux")]
     {
         linux::confine(command, policy)
@@ -120,7 +123,10 @@ const OFFLINE: [(&str, &str); 4] = [
     ("PIP_NO_INDEX", "1"),
 ];
 
-fn private_temp(command: &mut std::process::Command, policy: &Policy) -> Result<tempfile::TempDir, SandboxError> {
+fn private_temp(
+    command: &mut std::process::Command,
+    policy: &Policy,
+) -> Result<tempfile::TempDir, SandboxError> {
     let temp = tempfile::Builder::new()
         .prefix("prise-sandbox-")
         .tempdir()

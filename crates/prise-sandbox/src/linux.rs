@@ -17,7 +17,14 @@ use crate::{Confinement, Network, Policy, SandboxError, private_temp, seccomp};
 /// Devices every program may write: the null device and its kind, terminals, and
 /// shared memory.
 const DEVICES: [&str; 8] = [
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts", "/dev/shm",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/pts",
+    "/dev/shm",
 ];
 
 /// The rights that make sense on a file (the others are about folders' entries).
@@ -25,7 +32,10 @@ fn file_rights(abi: ABI) -> BitFlags<AccessFs> {
     AccessFs::from_file(abi)
 }
 
-pub(crate) fn confine(command: &mut std::process::Command, policy: &Policy) -> Result<Confinement, SandboxError> {
+pub(crate) fn confine(
+    command: &mut std::process::Command,
+    policy: &Policy,
+) -> Result<Confinement, SandboxError> {
     let version = landlock_abi();
     if version < 1 {
         return Err(SandboxError::NoLandlock);
@@ -42,9 +52,13 @@ pub(crate) fn confine(command: &mut std::process::Command, policy: &Policy) -> R
     let temp = private_temp(command, policy)?;
     let rules = |e: landlock::RulesetError| SandboxError::Rules(e.to_string());
 
-    let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi)).map_err(rules)?;
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(rules)?;
     if policy.network != Network::Allowed && version >= 4 {
-        ruleset = ruleset.handle_access(AccessNet::from_all(abi)).map_err(rules)?;
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(rules)?;
     }
     if version >= 6 {
         let scopes = if policy.unix_sockets {
@@ -57,21 +71,44 @@ pub(crate) fn confine(command: &mut std::process::Command, policy: &Policy) -> R
     let mut ruleset = ruleset.create().map_err(rules)?;
 
     let holes = holes(&policy.deny_read);
-    grant_except(&mut ruleset, Path::new("/"), &holes, AccessFs::from_read(abi), abi)?;
-    for path in policy.allow_write.iter().map(PathBuf::as_path).chain([temp.path()]) {
+    grant_except(
+        &mut ruleset,
+        Path::new("/"),
+        &holes,
+        AccessFs::from_read(abi),
+        abi,
+    )?;
+    for path in policy
+        .allow_write
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([temp.path()])
+    {
         let fd = PathFd::new(path).map_err(|_| SandboxError::Writable {
             path: path.to_owned(),
             source: std::fs::metadata(path)
                 .err()
                 .unwrap_or_else(|| std::io::Error::other("cannot be opened")),
         })?;
-        let rights = if path.is_dir() { AccessFs::from_all(abi) } else { file_rights(abi) };
-        ruleset = ruleset.add_rule(PathBeneath::new(fd, rights)).map_err(rules)?;
+        let rights = if path.is_dir() {
+            AccessFs::from_all(abi)
+        } else {
+            file_rights(abi)
+        };
+        ruleset = ruleset
+            .add_rule(PathBeneath::new(fd, rights))
+            .map_err(rules)?;
     }
     for device in DEVICES {
         if let Ok(fd) = PathFd::new(device) {
-            let rights = if Path::new(device).is_dir() { AccessFs::from_all(abi) } else { file_rights(abi) };
-            ruleset = ruleset.add_rule(PathBeneath::new(fd, rights)).map_err(rules)?;
+            let rights = if Path::new(device).is_dir() {
+                AccessFs::from_all(abi)
+            } else {
+                file_rights(abi)
+            };
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, rights))
+                .map_err(rules)?;
         }
     }
     if let Network::Ports(ports) = &policy.network {
@@ -92,7 +129,9 @@ pub(crate) fn confine(command: &mut std::process::Command, policy: &Policy) -> R
             if let Some(setup) = &namespace_setup {
                 setup.enter()?;
             }
-            let ruleset = ruleset.take().ok_or_else(|| std::io::Error::other("sandbox already used"))?;
+            let ruleset = ruleset
+                .take()
+                .ok_or_else(|| std::io::Error::other("sandbox already used"))?;
             ruleset.restrict_self().map_err(std::io::Error::other)?;
             if !unix_sockets {
                 seccomp::refuse_unix_sockets()?;
@@ -151,19 +190,30 @@ fn grant_except(
     if holes.iter().any(|hole| hole == dir) {
         return Ok(());
     }
-    let inside: Vec<PathBuf> = holes.iter().filter(|hole| hole.starts_with(dir)).cloned().collect();
+    let inside: Vec<PathBuf> = holes
+        .iter()
+        .filter(|hole| hole.starts_with(dir))
+        .cloned()
+        .collect();
     let Ok(meta) = std::fs::symlink_metadata(dir) else {
         return Ok(());
     };
     if meta.file_type().is_symlink() {
         match dir.canonicalize() {
-            Ok(real) if !holes.iter().any(|hole| real.starts_with(hole) || hole.starts_with(&real)) => {}
+            Ok(real)
+                if !holes
+                    .iter()
+                    .any(|hole| real.starts_with(hole) || hole.starts_with(&real)) => {}
             _ => return Ok(()),
         }
     }
     let is_dir = dir.is_dir();
     if inside.is_empty() || !is_dir {
-        let rights = if is_dir { rights } else { rights & file_rights(abi) };
+        let rights = if is_dir {
+            rights
+        } else {
+            rights & file_rights(abi)
+        };
         return add(ruleset, dir, rights);
     }
     add(ruleset, dir, rights & AccessFs::ReadDir)?;
@@ -176,7 +226,11 @@ fn grant_except(
     Ok(())
 }
 
-fn add(ruleset: &mut RulesetCreated, path: &Path, rights: BitFlags<AccessFs>) -> Result<(), SandboxError> {
+fn add(
+    ruleset: &mut RulesetCreated,
+    path: &Path,
+    rights: BitFlags<AccessFs>,
+) -> Result<(), SandboxError> {
     // A path that cannot be opened is one the person cannot reach either.
     let Ok(fd) = PathFd::new(path) else {
         return Ok(());

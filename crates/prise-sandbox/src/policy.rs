@@ -110,7 +110,11 @@ pub fn folders_in(args: &[String], cwd: &Path, home: Option<&Path>) -> Vec<PathB
             }
         } else if value.starts_with('/') {
             PathBuf::from(value)
-        } else if value == "." || value == ".." || value.starts_with("./") || value.starts_with("../") {
+        } else if value == "."
+            || value == ".."
+            || value.starts_with("./")
+            || value.starts_with("../")
+        {
             cwd.join(value)
         } else {
             continue;
@@ -130,12 +134,27 @@ pub fn folders_in(args: &[String], cwd: &Path, home: Option<&Path>) -> Vec<PathB
 /// Writable caches are the price of launchers in a sandbox: a server may alter what
 /// the same launcher later starts for another server, so either sandbox every server
 /// it starts or run installed programs directly.
-pub fn launcher_caches(program: &str, var: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> Vec<PathBuf> {
-    let name = Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or(program);
+pub fn launcher_caches(
+    program: &str,
+    var: &dyn Fn(&str) -> Option<String>,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    let name = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(program);
     let at_home = |rel: &str| home.map(|h| h.join(rel));
-    let cache_home = var("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| at_home(".cache"));
-    let data_home = var("XDG_DATA_HOME").map(PathBuf::from).or_else(|| at_home(".local/share"));
-    let from = |key: &str| var(key).or_else(|| var(&key.to_uppercase())).map(PathBuf::from);
+    let cache_home = var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| at_home(".cache"));
+    let data_home = var("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| at_home(".local/share"));
+    let from = |key: &str| {
+        var(key)
+            .or_else(|| var(&key.to_uppercase()))
+            .map(PathBuf::from)
+    };
     let caches: Vec<Option<PathBuf>> = match name {
         "npx" | "npm" => vec![from("npm_config_cache").or_else(|| at_home(".npm"))],
         "pnpm" | "pnpx" => vec![
@@ -143,7 +162,9 @@ pub fn launcher_caches(program: &str, var: &dyn Fn(&str) -> Option<String>, home
             data_home.map(|d| d.join("pnpm")),
         ],
         "yarn" => vec![cache_home.map(|c| c.join("yarn"))],
-        "bunx" | "bun" => vec![from("BUN_INSTALL_CACHE_DIR").or_else(|| at_home(".bun/install/cache"))],
+        "bunx" | "bun" => {
+            vec![from("BUN_INSTALL_CACHE_DIR").or_else(|| at_home(".bun/install/cache"))]
+        }
         "uvx" | "uv" => vec![
             from("UV_CACHE_DIR").or_else(|| cache_home.map(|c| c.join("uv"))),
             data_home.map(|d| d.join("uv")),
@@ -173,23 +194,41 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        assert_eq!(folders_in(&args, dir.path(), None), vec![dir.path().join("./data")]);
+        assert_eq!(
+            folders_in(&args, dir.path(), None),
+            vec![dir.path().join("./data")]
+        );
         let flag = vec![format!("--repository={}", dir.path().display())];
-        assert_eq!(folders_in(&flag, Path::new("/"), None), vec![dir.path().to_path_buf()]);
+        assert_eq!(
+            folders_in(&flag, Path::new("/"), None),
+            vec![dir.path().to_path_buf()]
+        );
         let home = vec!["~/data".to_owned()];
-        assert_eq!(folders_in(&home, Path::new("/"), Some(dir.path())), vec![dir.path().join("data")]);
+        assert_eq!(
+            folders_in(&home, Path::new("/"), Some(dir.path())),
+            vec![dir.path().join("data")]
+        );
     }
 
     #[test]
     fn launchers_write_their_own_caches_only() {
         let home = Some(Path::new("/home/ada"));
         let none = |_: &str| None;
-        assert_eq!(launcher_caches("npx", &none, home), [Path::new("/home/ada/.npm")]);
+        assert_eq!(
+            launcher_caches("npx", &none, home),
+            [Path::new("/home/ada/.npm")]
+        );
         let cache = |key: &str| (key == "npm_config_cache").then(|| "/srv/npm".to_owned());
-        assert_eq!(launcher_caches("/usr/bin/npx", &cache, home), [Path::new("/srv/npm")]);
+        assert_eq!(
+            launcher_caches("/usr/bin/npx", &cache, home),
+            [Path::new("/srv/npm")]
+        );
         assert_eq!(
             launcher_caches("uvx", &none, home),
-            [Path::new("/home/ada/.cache/uv"), Path::new("/home/ada/.local/share/uv")]
+            [
+                Path::new("/home/ada/.cache/uv"),
+                Path::new("/home/ada/.local/share/uv")
+            ]
         );
         assert!(launcher_caches("node", &none, home).is_empty());
         assert!(launcher_caches("python3", &none, home).is_empty());
@@ -197,9 +236,21 @@ mod tests {
 
     #[test]
     fn the_strict_policy_hides_keys_and_the_hosts_own_tokens() {
-        let policy = Policy::strict(Some(Path::new("/home/ada")), Some(Path::new("/home/ada/.local/state/prise")));
-        for secret in ["/home/ada/.ssh", "/home/ada/.aws", "/home/ada/.gnupg", "/home/ada/.local/state/prise", "/etc/shadow"] {
-            assert!(policy.deny_read.contains(&PathBuf::from(secret)), "{secret}");
+        let policy = Policy::strict(
+            Some(Path::new("/home/ada")),
+            Some(Path::new("/home/ada/.local/state/prise")),
+        );
+        for secret in [
+            "/home/ada/.ssh",
+            "/home/ada/.aws",
+            "/home/ada/.gnupg",
+            "/home/ada/.local/state/prise",
+            "/etc/shadow",
+        ] {
+            assert!(
+                policy.deny_read.contains(&PathBuf::from(secret)),
+                "{secret}"
+            );
         }
         assert_eq!(policy.network, Network::Denied);
         assert!(policy.allow_write.is_empty());

@@ -51,11 +51,20 @@ fn keys_are_unreadable_and_the_rest_of_home_is_readable() {
     let scene = Scene::new();
     let key = scene.home().join(".ssh/id_ed25519");
     let read_key = format!("cat {}", key.display());
-    assert!(ok(&sh(&read_key, None)), "without a sandbox the key is readable");
+    assert!(
+        ok(&sh(&read_key, None)),
+        "without a sandbox the key is readable"
+    );
     let refused = sh(&read_key, Some(&scene.policy()));
     assert!(!ok(&refused));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("Permission denied"), "{refused:?}");
-    let notes = sh(&format!("cat {}", scene.home().join("notes.txt").display()), Some(&scene.policy()));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("Permission denied"),
+        "{refused:?}"
+    );
+    let notes = sh(
+        &format!("cat {}", scene.home().join("notes.txt").display()),
+        Some(&scene.policy()),
+    );
     assert_eq!(String::from_utf8_lossy(&notes.stdout), "notes");
 }
 
@@ -79,7 +88,10 @@ fn writes_land_only_in_given_folders_and_the_private_temp() {
     );
     let output = sh(&write, Some(&scene.policy()));
     assert!(!ok(&output));
-    assert!(scene.project().join("made").exists(), "the given folder is writable: {output:?}");
+    assert!(
+        scene.project().join("made").exists(),
+        "the given folder is writable: {output:?}"
+    );
     assert!(!outside.exists(), "nothing may be written outside it");
     assert!(ok(&sh(&format!("echo z > {}", outside.display()), None)));
 }
@@ -89,7 +101,9 @@ fn the_network_is_refused_unless_allowed() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     listener.set_nonblocking(true).unwrap();
-    let connect = format!("python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=5)'");
+    let connect = format!(
+        "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=5)'"
+    );
     let scene = Scene::new();
     let refused = sh(&connect, Some(&scene.policy()));
     assert!(!ok(&refused), "{refused:?}");
@@ -110,7 +124,10 @@ fn unix_sockets_by_path_are_refused_unless_allowed() {
     let scene = Scene::new();
     let path = scene.project().join("daemon.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
-    let connect = format!("python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{}\")'", path.display());
+    let connect = format!(
+        "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{}\")'",
+        path.display()
+    );
     assert!(!ok(&sh(&connect, Some(&scene.policy()))));
     let mut allowed = scene.policy();
     allowed.unix_sockets = true;
@@ -124,8 +141,16 @@ fn the_private_temp_goes_when_the_confinement_is_dropped() {
     command.arg("-c").arg("echo $TMPDIR");
     let confinement = confine(&mut command, &scene.policy()).unwrap();
     let mut out = String::new();
-    let mut child = command.stdout(std::process::Stdio::piped()).spawn().unwrap();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     child.wait().unwrap();
     assert_eq!(Path::new(out.trim()), confinement.temp_dir());
     let temp = confinement.temp_dir().to_owned();

@@ -248,12 +248,14 @@ pub struct ScanArgs {
 /// Arguments of `prise trust`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
-  prise trust github                  # each withheld tool of github: what changed; accept it? [y/N]
+  prise trust github                  # each withheld tool, prompt, template of github: what changed; accept it? [y/N]
   prise trust github create_issue --yes   # accept without asking (scripts)")]
 pub struct TrustArgs {
     /// The server.
     pub server: String,
-    /// Only this tool (as the server names it).
+    /// Only this tool or prompt (as the server names it), or resource template (its
+    /// URI template).
+    #[arg(value_name = "NAME")]
     pub tool: Option<String>,
     /// Accept without asking.
     #[arg(long)]

@@ -30,12 +30,19 @@ fn home_with_a_key() -> tempfile::TempDir {
 }
 
 fn write_config(home: &Path, servers: Value) {
-    std::fs::write(home.join(".mcp.json"), json!({"mcpServers": servers}).to_string()).unwrap();
+    std::fs::write(
+        home.join(".mcp.json"),
+        json!({"mcpServers": servers}).to_string(),
+    )
+    .unwrap();
 }
 
 /// `prise call TOOL ARGS`: its stdout, after checking it succeeded.
 fn call(home: &Path, tool: &str, arguments: Value) -> String {
-    let out = prise(home).args(["call", tool, &arguments.to_string()]).output().unwrap();
+    let out = prise(home)
+        .args(["call", tool, &arguments.to_string()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{tool}: {out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -68,14 +75,25 @@ fn attempt_everything(sandbox: Value) -> Attempts {
     let udp_port = udp.local_addr().unwrap().port();
     let attempts = Attempts {
         read: call(home, "hostile__read", json!({"path": "~/.ssh/id_ed25519"})),
-        write_outside: call(home, "hostile__write", json!({"path": home.join("planted.sh"), "content": "x"})),
-        write_inside: call(home, "hostile__write", json!({"path": proj.join("notes.txt"), "content": "x"})),
+        write_outside: call(
+            home,
+            "hostile__write",
+            json!({"path": home.join("planted.sh"), "content": "x"}),
+        ),
+        write_inside: call(
+            home,
+            "hostile__write",
+            json!({"path": proj.join("notes.txt"), "content": "x"}),
+        ),
         connect: call(home, "hostile__connect", json!({"port": tcp_port})),
         datagram: call(home, "hostile__datagram", json!({"port": udp_port})),
         connections: std::iter::from_fn(|| listener.accept().ok()).count(),
         datagrams: std::iter::from_fn(|| udp.recv(&mut [0; 8]).ok()).count(),
     };
-    assert_eq!(home.join("planted.sh").exists(), attempts.write_outside.starts_with("done"));
+    assert_eq!(
+        home.join("planted.sh").exists(),
+        attempts.write_outside.starts_with("done")
+    );
     attempts
 }
 
@@ -83,18 +101,41 @@ fn attempt_everything(sandbox: Value) -> Attempts {
 fn a_hostile_server_is_refused_in_the_sandbox_and_not_outside_it() {
     let free = attempt_everything(json!(false));
     assert!(free.read.contains("done: PRIVATE KEY"), "{}", free.read);
-    for outcome in [&free.write_outside, &free.write_inside, &free.connect, &free.datagram] {
+    for outcome in [
+        &free.write_outside,
+        &free.write_inside,
+        &free.connect,
+        &free.datagram,
+    ] {
         assert!(outcome.starts_with("done"), "{outcome}");
     }
     assert_eq!((free.connections, free.datagrams), (1, 1));
 
     let boxed = attempt_everything(json!(true));
-    assert!(boxed.read.contains("refused: [Errno 13] Permission denied"), "{}", boxed.read);
-    assert!(boxed.write_outside.contains("refused: [Errno 13] Permission denied"), "{}", boxed.write_outside);
-    assert!(boxed.write_inside.starts_with("done"), "the folder it was given stays writable: {}", boxed.write_inside);
+    assert!(
+        boxed.read.contains("refused: [Errno 13] Permission denied"),
+        "{}",
+        boxed.read
+    );
+    assert!(
+        boxed
+            .write_outside
+            .contains("refused: [Errno 13] Permission denied"),
+        "{}",
+        boxed.write_outside
+    );
+    assert!(
+        boxed.write_inside.starts_with("done"),
+        "the folder it was given stays writable: {}",
+        boxed.write_inside
+    );
     assert!(boxed.connect.starts_with("refused"), "{}", boxed.connect);
     assert!(boxed.datagram.starts_with("refused"), "{}", boxed.datagram);
-    assert_eq!((boxed.connections, boxed.datagrams), (0, 0), "nothing reached the test's ports");
+    assert_eq!(
+        (boxed.connections, boxed.datagrams),
+        (0, 0),
+        "nothing reached the test's ports"
+    );
 }
 
 #[test]
@@ -113,7 +154,9 @@ fn the_network_opens_as_far_as_allowed() {
     );
     assert!(call(home, "hostile__connect", json!({"port": port})).starts_with("done"));
     assert!(call(home, "hostile__connect", json!({"port": other_port})).starts_with("refused"));
-    assert!(call(home, "hostile__read", json!({"path": "~/.ssh/id_ed25519"})).starts_with("refused"));
+    assert!(
+        call(home, "hostile__read", json!({"path": "~/.ssh/id_ed25519"})).starts_with("refused")
+    );
 }
 
 #[test]
@@ -121,7 +164,14 @@ fn reference_servers_work_in_the_default_sandbox() {
     let home = home_with_a_key();
     let home = home.path();
     let proj = home.join("proj");
-    assert!(std::process::Command::new("git").args(["init", "-q"]).current_dir(&proj).status().unwrap().success());
+    assert!(
+        std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&proj)
+            .status()
+            .unwrap()
+            .success()
+    );
     write_config(
         home,
         json!({
@@ -133,13 +183,34 @@ fn reference_servers_work_in_the_default_sandbox() {
             "npx": {"command": "npx", "args": ["mcp-server-everything"], "cwd": peers().join("npm"), "sandbox": true},
         }),
     );
-    let written = call(home, "fs__write_file", json!({"path": proj.join("a.txt"), "content": "inside"}));
+    let written = call(
+        home,
+        "fs__write_file",
+        json!({"path": proj.join("a.txt"), "content": "inside"}),
+    );
     assert!(written.contains("Successfully wrote"), "{written}");
-    assert_eq!(std::fs::read_to_string(proj.join("a.txt")).unwrap(), "inside");
-    assert!(call(home, "fs__read_text_file", json!({"path": proj.join("a.txt")})).contains("inside"));
+    assert_eq!(
+        std::fs::read_to_string(proj.join("a.txt")).unwrap(),
+        "inside"
+    );
+    assert!(
+        call(
+            home,
+            "fs__read_text_file",
+            json!({"path": proj.join("a.txt")})
+        )
+        .contains("inside")
+    );
     assert!(call(home, "everything__echo", json!({"message": "boxed"})).contains("Echo: boxed"));
     assert!(call(home, "npx__echo", json!({"message": "launched"})).contains("Echo: launched"));
-    assert!(call(home, "time__get_current_time", json!({"timezone": "Europe/Paris"})).contains("Europe/Paris"));
+    assert!(
+        call(
+            home,
+            "time__get_current_time",
+            json!({"timezone": "Europe/Paris"})
+        )
+        .contains("Europe/Paris")
+    );
     let status = call(home, "git__git_status", json!({"repo_path": proj}));
     assert!(status.contains("a.txt"), "{status}");
 }
@@ -160,7 +231,10 @@ fn launchers_start_what_they_fetched_before_without_network() {
         }),
     );
     assert!(call(home, "npx__echo", json!({"message": "cached"})).contains("Echo: cached"));
-    assert!(call(home, "uvx__get_current_time", json!({"timezone": "UTC"})).contains("\"timezone\": \"UTC\""));
+    assert!(
+        call(home, "uvx__get_current_time", json!({"timezone": "UTC"}))
+            .contains("\"timezone\": \"UTC\"")
+    );
 }
 
 #[test]
@@ -174,9 +248,15 @@ fn a_server_the_sandbox_stops_gets_an_error_that_says_so() {
     let out = prise(home).args(["tools", "needy"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("the sandbox likely refused this (\"sh: 1: cannot create"), "{stderr}");
+    assert!(
+        stderr.contains("the sandbox likely refused this (\"sh: 1: cannot create"),
+        "{stderr}"
+    );
     assert!(stderr.contains("Permission denied"), "{stderr}");
-    assert!(stderr.contains("allowWrite") && stderr.contains("set it to false"), "{stderr}");
+    assert!(
+        stderr.contains("allowWrite") && stderr.contains("set it to false"),
+        "{stderr}"
+    );
     assert!(!home.join("needy.state").exists());
 
     // A path to write that does not exist is named before anything starts.
@@ -186,5 +266,11 @@ fn a_server_the_sandbox_stops_gets_an_error_that_says_so() {
     );
     let out = prise(home).args(["tools", "needy"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&format!("sandbox: cannot let it write {}", home.join("missing").display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "sandbox: cannot let it write {}",
+            home.join("missing").display()
+        )),
+        "{stderr}"
+    );
 }

@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Read, Write};
 
 use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
 use prise_mcp::{CallError, Mounts, ServerState};
+use prise_trust::pins::Declaration;
 use serde_json::{Value, json};
 
 use crate::cli::{CallArgs, PromptArgs, PromptsArgs, ReadArgs, ResourcesArgs, ToolsArgs};
@@ -141,19 +142,18 @@ pub async fn tools(servers: Servers, args: ToolsArgs) -> Result<(), Failure> {
         .filter(|t| keeps(only, &t.server))
         .collect();
     // Withheld tools are listed last, marked, with their new definition.
-    let withheld: Vec<(prise_mcp::Withheld, Option<prise_mcp::model::Tool>)> = mounts
-        .withheld()
-        .into_iter()
-        .filter(|w| keeps(only, &w.server))
-        .map(|w| {
-            let definition = mounts
-                .mounts()
-                .iter()
-                .find(|m| m.name() == w.server)
-                .and_then(|m| m.catalog().tools.into_iter().find(|t| t.name == w.tool));
-            (w, definition)
-        })
-        .collect();
+    let withheld: Vec<(prise_mcp::Withheld, Option<serde_json::Value>)> =
+        withheld(&mounts, only, Declaration::Tool)
+            .into_iter()
+            .map(|w| {
+                let definition = mounts
+                    .mounts()
+                    .iter()
+                    .find(|m| m.name() == w.server)
+                    .and_then(|m| m.declared(Declaration::Tool, &w.declared));
+                (w, definition)
+            })
+            .collect();
     mounts.close().await;
     let items = tools
         .iter()
@@ -166,18 +166,33 @@ pub async fn tools(servers: Servers, args: ToolsArgs) -> Result<(), Failure> {
         .chain(withheld.iter().map(|(w, definition)| {
             (
                 json!({"name": w.name, "server": w.server, "tool": definition, "withheld": w.change}),
-                vec![
-                    w.name.clone(),
-                    format!(
-                        "WITHHELD: {}; `prise trust {} {}` shows the change",
-                        w.change.describe(),
-                        w.server,
-                        w.tool
-                    ),
-                ],
+                vec![w.name.clone(), withheld_note(w)],
             )
         }));
     listing(args.json, &TOOLS_HEADER, items)
+}
+
+/// What `mounts` withhold of `declaration`, of `only`'s server or all.
+fn withheld(
+    mounts: &prise_mcp::Mounts,
+    only: Option<&str>,
+    declaration: Declaration,
+) -> Vec<prise_mcp::Withheld> {
+    mounts
+        .withheld()
+        .into_iter()
+        .filter(|w| w.declaration == declaration && keeps(only, &w.server))
+        .collect()
+}
+
+/// `WITHHELD: how; prise trust ...`, for a listing's row.
+fn withheld_note(w: &prise_mcp::Withheld) -> String {
+    format!(
+        "WITHHELD: {}; `prise trust {} {}` shows the change",
+        w.change.describe(),
+        w.server,
+        w.declared
+    )
 }
 
 /// The header of the tools table.
@@ -270,6 +285,7 @@ pub async fn resources(servers: Servers, args: ResourcesArgs) -> Result<(), Fail
         .into_iter()
         .filter(|(s, _)| keeps(only, s))
         .collect();
+    let withheld_templates = withheld(&mounts, only, Declaration::ResourceTemplate);
     mounts.close().await;
     let resources = resources.iter().map(|(server, r)| {
         let name = r.title.clone().unwrap_or_else(|| r.name.clone());
@@ -291,10 +307,22 @@ pub async fn resources(servers: Servers, args: ResourcesArgs) -> Result<(), Fail
         ];
         (json!({"server": server, "template": t}), row)
     });
+    let withheld = withheld_templates.iter().map(|w| {
+        let row = vec![
+            w.server.clone(),
+            w.name.clone(),
+            withheld_note(w),
+            "(template)".to_owned(),
+        ];
+        (
+            json!({"server": w.server, "uriTemplate": w.name, "withheld": w.change}),
+            row,
+        )
+    });
     listing(
         args.json,
         &["SERVER", "URI", "NAME", "TYPE"],
-        resources.chain(templates),
+        resources.chain(templates).chain(withheld),
     )
 }
 
@@ -358,7 +386,15 @@ pub async fn prompts(servers: Servers, args: PromptsArgs) -> Result<(), Failure>
         .into_iter()
         .filter(|p| keeps(only, &p.server))
         .collect();
+    let withheld_prompts = withheld(&mounts, only, Declaration::Prompt);
     mounts.close().await;
+    let withheld = withheld_prompts.iter().map(|w| {
+        let row = vec![w.name.clone(), String::new(), withheld_note(w)];
+        (
+            json!({"name": w.name, "server": w.server, "withheld": w.change}),
+            row,
+        )
+    });
     let items = prompts.iter().map(|p| {
         let arguments: Vec<String> = p
             .prompt
@@ -379,7 +415,11 @@ pub async fn prompts(servers: Servers, args: PromptsArgs) -> Result<(), Failure>
             vec![p.name.clone(), arguments.join(" "), description],
         )
     });
-    listing(args.json, &["PROMPT", "ARGUMENTS", "DESCRIPTION"], items)
+    listing(
+        args.json,
+        &["PROMPT", "ARGUMENTS", "DESCRIPTION"],
+        items.chain(withheld),
+    )
 }
 
 /// `prise prompt NAME key=value...`: the prompt's messages.
@@ -401,6 +441,13 @@ pub async fn prompt(servers: Servers, args: PromptArgs) -> Result<(), Failure> {
                 "`prise prompts` lists each prompt's arguments (* for required)".to_owned(),
             )
         }),
+        // Asked all the same, so that the refusal names the change and `prise trust`.
+        None if withheld(&mounts, None, Declaration::Prompt)
+            .iter()
+            .any(|w| w.name == name) =>
+        {
+            Ok(JsonObject::new())
+        }
         None => Err(Failure::usage(
             format!(
                 "no prompt named {name}{}",

@@ -1,11 +1,12 @@
 //! `prise scan`: every mounted tool's definition screened for text aimed at the
-//! model (see [`prise_trust::screen`]), offline; `prise trust`: what a withheld tool
-//! changed since it was pinned (or what was found in it), and its definition accepted
-//! (see [`prise_trust::pins`]).
+//! model (see [`prise_trust::screen`]), offline; `prise trust`: what a withheld tool,
+//! prompt or resource template changed since it was pinned (or what was found in a
+//! tool), and its definition accepted (see [`prise_trust::pins`]).
 
 use std::io::Write;
 
 use prise_mcp::ExposedTool;
+use prise_trust::pins::{Change, Declaration};
 use prise_trust::screen::{Declared, Finding, copied, screen};
 use serde_json::{Value, json};
 
@@ -30,12 +31,12 @@ pub async fn scan(servers: Servers, args: ScanArgs) -> Result<(), Failure> {
             let exposed = prise_mcp::exposed_name(mount.name(), &tool.name);
             let pin = match withheld
                 .iter()
-                .find(|w| w.name == exposed)
+                .find(|w| w.declaration == Declaration::Tool && w.name == exposed)
                 .map(|w| w.change)
             {
-                Some(prise_trust::pins::Change::Changed) => "changed",
-                Some(prise_trust::pins::Change::Added) => "added",
-                Some(prise_trust::pins::Change::Flagged) => "flagged",
+                Some(Change::Changed) => "changed",
+                Some(Change::Added) => "added",
+                Some(Change::Flagged) => "flagged",
                 None if shown.iter().any(|t| t.name == exposed) => pinned,
                 // Hidden by the configuration's tool filters.
                 None => continue,
@@ -125,9 +126,9 @@ fn screen_one(tool: &ExposedTool, all: &[ExposedTool]) -> Vec<Finding> {
     findings
 }
 
-/// Shows how each withheld tool of a server (or the one named) differs from its pin,
-/// and pins its new definition once the person says yes (or with `--yes`). Without
-/// a terminal to ask at, `--yes` is required.
+/// Shows how each withheld tool, prompt and template of a server (or the one named)
+/// differs from its pin, and pins its new definition once the person says yes (or
+/// with `--yes`). Without a terminal to ask at, `--yes` is required.
 pub async fn trust(servers: Servers, args: TrustArgs) -> Result<(), Failure> {
     let mounts = servers.mount_for(Wanted::Server(&args.server)).await?;
     let outcome = trust_in(&mounts, &args);
@@ -145,12 +146,12 @@ fn trust_in(mounts: &prise_mcp::Mounts, args: &TrustArgs) -> Result<(), Failure>
     let withheld: Vec<_> = mount
         .withheld()
         .into_iter()
-        .filter(|(tool, _)| args.tool.as_deref().is_none_or(|t| t == tool))
+        .filter(|(_, name, _)| args.tool.as_deref().is_none_or(|t| t == name))
         .collect();
     if withheld.is_empty() {
         let what = match &args.tool {
-            Some(tool) => format!("tool {tool} of server {} is not withheld", args.server),
-            None => format!("every tool of server {} is as pinned", args.server),
+            Some(name) => format!("{name} of server {} is not withheld", args.server),
+            None => format!("everything server {} declares is as pinned", args.server),
         };
         eprintln!("{what}; nothing to trust");
         return Ok(());
@@ -159,30 +160,29 @@ fn trust_in(mounts: &prise_mcp::Mounts, args: &TrustArgs) -> Result<(), Failure>
     if asking && !can_ask() {
         return Err(Failure::usage(
             format!(
-                "{} withheld tool(s) of server {} to trust, and no terminal to ask at",
+                "{} withheld definition(s) of server {} to trust, and no terminal to ask at",
                 withheld.len(),
                 args.server
             ),
             "run `prise trust` at a terminal to read the changes first, or pass --yes to accept them without asking".to_owned(),
         ));
     }
-    let catalog = mount.catalog();
     let mut out = output::stdout();
-    for (tool, change) in withheld {
-        let Some(now) = catalog
-            .tools
-            .iter()
-            .find(|t| t.name == tool)
-            .and_then(|t| serde_json::to_value(t).ok())
-        else {
+    for (declaration, declared, change) in withheld {
+        let Some(now) = mount.declared(declaration, &declared) else {
             continue;
         };
-        let name = format!("{}__{tool}", args.server);
+        let name = match declaration {
+            Declaration::ResourceTemplate => {
+                format!("resource template {declared} of {}", args.server)
+            }
+            _ => format!("{}__{declared}", args.server),
+        };
         writeln!(out, "{name}: {}", change.describe())?;
-        if change == prise_trust::pins::Change::Flagged {
+        if change == Change::Flagged {
             let schema = now.get("inputSchema").cloned().unwrap_or_default();
             let declared = Declared {
-                name: &tool,
+                name: &declared,
                 description: now
                     .get("description")
                     .and_then(Value::as_str)
@@ -198,7 +198,8 @@ fn trust_in(mounts: &prise_mcp::Mounts, args: &TrustArgs) -> Result<(), Failure>
                 )?;
             }
         } else {
-            let difference = prise_trust::diff::difference(mount.pinned(&tool).as_ref(), &now);
+            let pinned = mount.pinned(declaration, &declared);
+            let difference = prise_trust::diff::difference(declaration, pinned.as_ref(), &now);
             write!(out, "{}", output::revealed(&difference))?;
         }
         out.flush()?;
@@ -207,7 +208,7 @@ fn trust_in(mounts: &prise_mcp::Mounts, args: &TrustArgs) -> Result<(), Failure>
             continue;
         }
         let path = mount
-            .trust(&tool)
+            .trust(declaration, &declared)
             .map_err(|e| Failure::Job(anyhow::anyhow!(e)))?;
         writeln!(out, "trusted: {name} (pinned in {})", path.display())?;
     }
