@@ -139,6 +139,10 @@ pub struct AddArgs {
     /// An environment variable for a command, KEY=VALUE (repeat for several).
     #[arg(short, long, value_name = "KEY=VALUE")]
     pub env: Vec<String>,
+    /// Run the command in a sandbox: no reading secrets, no writes outside its
+    /// folders, no network (`"sandbox": true`; widen it in the file).
+    #[arg(long)]
+    pub sandbox: bool,
     /// A header for a URL, KEY=VALUE (repeat for several); `${VAR}` is expanded when
     /// prise connects, not now.
     #[arg(long, value_name = "KEY=VALUE")]

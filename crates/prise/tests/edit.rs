@@ -168,3 +168,26 @@ fn import_copies_an_apps_servers_as_written() {
             "found no configuration of Cursor; looked for",
         ));
 }
+
+#[test]
+fn add_with_sandbox_writes_it_and_the_server_runs_confined() {
+    let home = tempfile::tempdir().unwrap();
+    let time = peers().join("venv/bin/mcp-server-time");
+    prise(home.path())
+        .args(["add", "time", "--sandbox", "--"])
+        .arg(&time)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(home.path().join(".mcp.json")).unwrap();
+    let written: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(written["mcpServers"]["time"]["sandbox"], true, "{text}");
+    prise(home.path())
+        .args(["call", "time__get_current_time", r#"{"timezone": "UTC"}"#])
+        .assert()
+        .success();
+    prise(home.path())
+        .args(["add", "remote", "https://example.invalid/mcp", "--sandbox"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--sandbox is for a command"));
+}

@@ -162,6 +162,12 @@ fn entry(args: &AddArgs) -> Result<Value, Failure> {
                 None,
             ));
         }
+        if args.sandbox {
+            return Err(Failure::usage(
+                "--sandbox is for a command; a remote server runs elsewhere",
+                None,
+            ));
+        }
         let kind = match args.transport {
             RemoteTransport::Http => "http",
             RemoteTransport::Sse => "sse",
@@ -183,6 +189,9 @@ fn entry(args: &AddArgs) -> Result<Value, Failure> {
     let env = pairs(&args.env, "env")?;
     if !env.is_empty() {
         entry["env"] = Value::Object(env);
+    }
+    if args.sandbox {
+        entry["sandbox"] = Value::Bool(true);
     }
     Ok(entry)
 }
