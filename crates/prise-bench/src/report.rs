@@ -51,7 +51,9 @@ fn markdown(env: &Env, plan: &Plan, r: &Results, chart: &Path) -> String {
         "Regenerate with `./scripts/bench.sh` (a release build, then `prise-bench`). Every client is a \
          separate process calling the tool `echo` of the same server, an rmcp echo server built in \
          release mode (`bench-echo-server`), and the clients take turns, round after round, so that a \
-         noisy machine slows them alike: read the ratios, not the absolute times.\n"
+         noisy machine slows them alike: read the ratios, not the absolute times. Over stdio the \
+         client runs on CPU 0 and its server on CPU 1 (`taskset`): a round trip within one core costs \
+         about a fifth of one across cores, and left to the scheduler a run gets either.\n"
     );
     let _ = writeln!(
         w,

@@ -265,6 +265,25 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
     })
 }
 
+/// `command` held to one CPU with `taskset`, when there is one and two CPUs to spread
+/// over. A stdio round trip costs twice as much when client and server wake each
+/// other across cores as on one core, and the scheduler picks either by chance: the
+/// client on CPU 0 and its server on CPU 1, always across, keeps runs comparable.
+fn on_core(core: usize, command: Vec<String>) -> Vec<String> {
+    let two = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    let taskset = std::process::Command::new("taskset")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !(two && taskset) {
+        return command;
+    }
+    ["taskset".to_owned(), "-c".to_owned(), core.to_string()]
+        .into_iter()
+        .chain(command)
+        .collect()
+}
+
 /// Runs the clients in turns and summarises each one's latencies.
 fn compare(env: &Env, plan: &Plan, target: &Target, http: bool) -> Result<Vec<Row>, String> {
     let clients = round_trip_clients(env, plan, http);
@@ -272,8 +291,11 @@ fn compare(env: &Env, plan: &Plan, target: &Target, http: bool) -> Result<Vec<Ro
     for round in 0..plan.rounds {
         for turn in 0..clients.len() {
             let index = (turn + round) % clients.len();
-            let mut command = clients[index].command.clone();
-            command.extend(target.args());
+            let mut command = on_core(0, clients[index].command.clone());
+            command.extend(match target {
+                Target::Stdio(server) => Target::Stdio(on_core(1, server.clone())).args(),
+                Target::Http(_) => target.args(),
+            });
             let report: Latencies =
                 serde_json::from_value(run_json(&command)?).map_err(|e| e.to_string())?;
             samples[index].extend(report.latencies_ns);

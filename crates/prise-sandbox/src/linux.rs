@@ -32,6 +32,15 @@ fn file_rights(abi: ABI) -> BitFlags<AccessFs> {
     AccessFs::from_file(abi)
 }
 
+/// Every right beneath a folder; a file's rights on a file.
+fn writable(abi: ABI, path: &Path) -> BitFlags<AccessFs> {
+    if path.is_dir() {
+        AccessFs::from_all(abi)
+    } else {
+        file_rights(abi)
+    }
+}
+
 pub(crate) fn confine(
     command: &mut std::process::Command,
     policy: &Policy,
@@ -90,24 +99,14 @@ pub(crate) fn confine(
                 .err()
                 .unwrap_or_else(|| std::io::Error::other("cannot be opened")),
         })?;
-        let rights = if path.is_dir() {
-            AccessFs::from_all(abi)
-        } else {
-            file_rights(abi)
-        };
         ruleset = ruleset
-            .add_rule(PathBeneath::new(fd, rights))
+            .add_rule(PathBeneath::new(fd, writable(abi, path)))
             .map_err(rules)?;
     }
-    for device in DEVICES {
+    for device in DEVICES.map(Path::new) {
         if let Ok(fd) = PathFd::new(device) {
-            let rights = if Path::new(device).is_dir() {
-                AccessFs::from_all(abi)
-            } else {
-                file_rights(abi)
-            };
             ruleset = ruleset
-                .add_rule(PathBeneath::new(fd, rights))
+                .add_rule(PathBeneath::new(fd, writable(abi, device)))
                 .map_err(rules)?;
         }
     }
