@@ -8,7 +8,8 @@ use prise_sandbox::{Network, Policy, folders_in, launcher_caches};
 
 /// What a server configured with `sandbox` may reach: reads of everything but the
 /// built-in secrets (less `allowRead`, plus `denyRead`) and prise's own state folder,
-/// writes to its `cwd`, the folders its arguments name and `allowWrite`.
+/// writes to its `cwd`, the folders its arguments name, `allowWrite` and its
+/// launcher's cache, and the network `allowNetwork` gives.
 pub(crate) fn policy(stdio: &Stdio, sandbox: &Sandbox) -> Policy {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
