@@ -57,6 +57,7 @@ pub mod configured;
 mod content;
 mod present;
 mod recover;
+pub mod search;
 pub mod session;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};

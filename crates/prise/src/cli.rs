@@ -225,6 +225,9 @@ pub struct CallArgs {
 
 /// Arguments of `prise tools`.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  prise tools --search \"open a ticket for this bug\"   # the 10 best, with scores
+  prise tools github --search \"list pull requests\" --limit 3 --json")]
 pub struct ToolsArgs {
     /// Only this server's tools; or SERVER__TOOL: that tool in detail (parameters,
     /// annotations, output schema).
@@ -234,6 +237,13 @@ pub struct ToolsArgs {
     /// one tool, also what the model is sent (its name and schema for the provider).
     #[arg(long)]
     pub json: bool,
+    /// Only the tools that fit this task, best first (words matched on names, titles,
+    /// descriptions, parameters and servers; offline).
+    #[arg(long, value_name = "QUERY")]
+    pub search: Option<String>,
+    /// How many tools --search shows.
+    #[arg(long, value_name = "K", default_value_t = 10, requires = "search")]
+    pub limit: usize,
 }
 
 /// Arguments of `prise scan`.

@@ -164,14 +164,7 @@ fn reference_servers_work_in_the_default_sandbox() {
     let home = home_with_a_key();
     let home = home.path();
     let proj = home.join("proj");
-    assert!(
-        std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&proj)
-            .status()
-            .unwrap()
-            .success()
-    );
+    common::git_repository(&proj);
     write_config(
         home,
         json!({

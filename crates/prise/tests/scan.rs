@@ -10,36 +10,14 @@ mod common;
 
 use std::path::Path;
 
-use common::{peers, prise, prise_bin};
+use common::{peers, prise, reference_servers};
 use serde_json::{Value, json};
 
 /// The reference servers, and the attacks' server when `attacks`.
 fn config(dir: &Path, attacks: bool) -> Value {
-    let npm = |bin: &str| peers().join("npm/node_modules/.bin").join(bin);
-    let venv = |bin: &str| peers().join("venv/bin").join(bin);
-    let repository = dir.join("repo");
-    std::fs::create_dir_all(&repository).unwrap();
-    assert!(
-        std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&repository)
-            .status()
-            .unwrap()
-            .success()
-    );
-    let mut config = json!({"mcpServers": {
-        "everything": {"command": "node", "args": [npm("mcp-server-everything"), "stdio"]},
-        "fs": {"command": "node", "args": [npm("mcp-server-filesystem"), dir]},
-        "memory": {"command": "node", "args": [npm("mcp-server-memory")],
-                   "env": {"MEMORY_FILE_PATH": dir.join("memory.json")}},
-        "thinking": {"command": "node", "args": [npm("mcp-server-sequential-thinking")]},
-        "time": {"command": venv("mcp-server-time"), "args": ["--local-timezone", "UTC"]},
-        "fetch": {"command": venv("mcp-server-fetch")},
-        "git": {"command": venv("mcp-server-git"), "args": ["--repository", repository]},
-        "docs": {"command": prise_bin(), "args": ["serve", "docs"]},
-    }});
+    let mut config = reference_servers(dir);
     if attacks {
-        config["mcpServers"]["poisoned"] = json!({"command": venv("python"),
+        config["mcpServers"]["poisoned"] = json!({"command": peers().join("venv/bin/python"),
             "args": [Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/poisoned_server.py")]});
     }
     config

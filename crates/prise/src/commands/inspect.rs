@@ -141,6 +141,10 @@ pub async fn tools(servers: Servers, args: ToolsArgs) -> Result<(), Failure> {
         .into_iter()
         .filter(|t| keeps(only, &t.server))
         .collect();
+    if let Some(query) = &args.search {
+        mounts.close().await;
+        return search(&tools, query, args.limit, args.json);
+    }
     // Withheld tools are listed last, marked, with their new definition.
     let withheld: Vec<(prise_mcp::Withheld, Option<serde_json::Value>)> =
         withheld(&mounts, only, Declaration::Tool)
@@ -193,6 +197,31 @@ fn withheld_note(w: &prise_mcp::Withheld) -> String {
         w.server,
         w.declared
     )
+}
+
+/// `prise tools --search QUERY`: the tools that fit a task best, best first, with
+/// their scores (BM25, see [`prise_agent::search`]).
+fn search(
+    tools: &[prise_mcp::ExposedTool],
+    query: &str,
+    limit: usize,
+    json: bool,
+) -> Result<(), Failure> {
+    let index = prise_agent::search::ToolIndex::new(tools);
+    let found = index.search(query, limit);
+    if found.is_empty() && !json {
+        eprintln!("no tool matches {query:?}; `prise tools` lists them all");
+    }
+    let items = found.iter().filter_map(|hit| {
+        let tool = tools.iter().find(|t| t.name == hit.name)?;
+        let mut row = tool_row(tool);
+        row.insert(1, format!("{:.2}", hit.score));
+        Some((
+            json!({"name": tool.name, "server": tool.server, "score": hit.score, "tool": tool.tool}),
+            row,
+        ))
+    });
+    listing(json, &["TOOL", "SCORE", "DESCRIPTION"], items)
 }
 
 /// The header of the tools table.

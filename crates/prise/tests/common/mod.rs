@@ -45,6 +45,39 @@ pub fn peers() -> PathBuf {
     dir
 }
 
+/// `dir` made a Git repository (empty), for mcp-server-git.
+pub fn git_repository(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git init in {}", dir.display());
+}
+
+/// The reference servers the tests install, as a configuration: server-everything,
+/// server-filesystem on `dir`, server-memory (its file in `dir`),
+/// server-sequential-thinking, mcp-server-time, mcp-server-fetch, mcp-server-git on
+/// `dir/repo` (made a repository) and prise's docs server: 56 tools.
+pub fn reference_servers(dir: &Path) -> serde_json::Value {
+    let npm = |bin: &str| peers().join("npm/node_modules/.bin").join(bin);
+    let venv = |bin: &str| peers().join("venv/bin").join(bin);
+    let repository = dir.join("repo");
+    git_repository(&repository);
+    serde_json::json!({"mcpServers": {
+        "everything": {"command": "node", "args": [npm("mcp-server-everything"), "stdio"]},
+        "fs": {"command": "node", "args": [npm("mcp-server-filesystem"), dir]},
+        "memory": {"command": "node", "args": [npm("mcp-server-memory")],
+                   "env": {"MEMORY_FILE_PATH": dir.join("memory.json")}},
+        "thinking": {"command": "node", "args": [npm("mcp-server-sequential-thinking")]},
+        "time": {"command": venv("mcp-server-time"), "args": ["--local-timezone", "UTC"]},
+        "fetch": {"command": venv("mcp-server-fetch")},
+        "git": {"command": venv("mcp-server-git"), "args": ["--repository", repository]},
+        "docs": {"command": prise_bin(), "args": ["serve", "docs"]},
+    }})
+}
+
 /// The misbehaving test server of prise-mcp's tests.
 pub fn bad_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../prise-mcp/tests/fixtures/bad_server.py")
