@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use prise_llm::{
-    Image, Message, Model, ModelError, ModelEvent, Reply, Role, StopReason, ToolCall, Usage,
+    Image, Message, Model, ModelError, ModelEvent, Reply, Role, StopReason, ToolCall,
+    ToolDefinition, Usage,
 };
 use prise_mcp::Mounts;
 use prise_mcp::progress::{CallNews, watch};
@@ -12,6 +13,7 @@ use tokio::sync::mpsc;
 
 use crate::approve::{Approvals, Approver, Refusal};
 use crate::content::{cap, resource_text, result_content};
+use crate::offer::{Offer, SEARCH_TOOLS};
 use crate::present::{READ_RESOURCE, ToolTable};
 
 /// The system prompt unless configured otherwise.
@@ -41,6 +43,11 @@ pub struct AgentOptions {
     /// How many times in a row a model whose tool call could not be read is told how
     /// to call and asked again, before the run fails.
     pub tool_call_retries: usize,
+    /// Whether the model is sent a search tool instead of every definition (see
+    /// [`crate::offer`]).
+    pub tool_search: prise_config::ToolSearch,
+    /// Servers whose tools are sent in full even when the model searches.
+    pub always_loaded: Vec<String>,
 }
 
 impl Default for AgentOptions {
@@ -54,6 +61,8 @@ impl Default for AgentOptions {
             yes: false,
             output_dir: None,
             tool_call_retries: 2,
+            tool_search: prise_config::ToolSearch::Auto,
+            always_loaded: Vec::new(),
         }
     }
 }
@@ -65,6 +74,10 @@ pub enum AgentEvent {
     TurnStart {
         /// Its number, from 1.
         turn: usize,
+        /// How many tool definitions the request sends.
+        tools: usize,
+        /// About how many tokens they take (see [`crate::offer::estimated_tokens`]).
+        tool_tokens: usize,
     },
     /// More of the model's text.
     ModelDelta(String),
@@ -217,6 +230,8 @@ pub struct Agent {
     model: Box<dyn Model>,
     mounts: Arc<Mounts>,
     tools: ToolTable,
+    /// Which of them are sent each turn.
+    offer: Offer,
     approvals: Approvals,
     options: AgentOptions,
     history: Vec<Message>,
@@ -226,7 +241,8 @@ pub struct Agent {
 impl Agent {
     /// An agent over every tool the mounts expose.
     pub fn new(model: Box<dyn Model>, mounts: Arc<Mounts>, options: AgentOptions) -> Agent {
-        let mut tools = ToolTable::new(&mounts.tools(), model.schema_dialect());
+        let mounted = mounts.tools();
+        let mut tools = ToolTable::new(&mounted, model.schema_dialect());
         let mut system = options.system_prompt.clone();
         let resources = mounts.resources();
         let templates = mounts.resource_templates();
@@ -269,12 +285,24 @@ impl Agent {
                 system.push_str(&format!("\n- {} ({about})", template.uri_template));
             }
         }
+        let offer = Offer::new(
+            &mounted,
+            &tools,
+            options.tool_search,
+            &options.always_loaded,
+        );
+        if offer.searching() {
+            system.push_str(&format!(
+                "\n\nYou have more tools than are listed: find them with the {SEARCH_TOOLS} tool."
+            ));
+        }
         let history = vec![Message::text(Role::System, system)];
         let approvals = Approvals::new(options.approval.clone(), options.yes, None);
         Agent {
             model,
             mounts,
             tools,
+            offer,
             approvals,
             options,
             history,
@@ -365,14 +393,23 @@ impl Agent {
         // Replies that meant to call a tool but could not be read, in a row.
         let mut unreadable = 0;
         for turn in 1..=self.options.max_turns {
-            self.emit(AgentEvent::TurnStart { turn });
+            let definitions = self.offer.definitions(&self.tools);
+            self.emit(AgentEvent::TurnStart {
+                turn,
+                tools: definitions.len(),
+                tool_tokens: crate::offer::estimated_tokens(&definitions),
+            });
             let started = Instant::now();
-            let mut reply = self.ask_model().await?;
+            let mut reply = self.ask_model(&definitions).await?;
             let mut recovered = false;
             let mut failed = None;
             if reply.tool_calls.is_empty() && self.model.recovers_tool_calls() {
-                let tools = &self.tools;
-                let found = crate::recover::recover(&reply.text, &|name| tools.resolve(name));
+                let (tools, searching) = (&self.tools, self.offer.searching());
+                let resolve = |name: &str| match name {
+                    SEARCH_TOOLS if searching => Some(SEARCH_TOOLS.to_owned()),
+                    _ => tools.resolve(name),
+                };
+                let found = crate::recover::recover(&reply.text, &resolve);
                 if found.calls.is_empty() {
                     failed = found.failed;
                 } else {
@@ -447,7 +484,7 @@ impl Agent {
         Err(AgentError::MaxTurns(self.options.max_turns))
     }
 
-    async fn ask_model(&self) -> Result<Reply, ModelError> {
+    async fn ask_model(&self, definitions: &[ToolDefinition]) -> Result<Reply, ModelError> {
         let events = self.events.clone();
         let mut forward = move |event: ModelEvent| {
             let Some(events) = &events else { return };
@@ -460,14 +497,14 @@ impl Agent {
             });
         };
         self.model
-            .complete(&self.history, self.tools.definitions(), &mut forward)
+            .complete(&self.history, definitions, &mut forward)
             .await
     }
 
     /// The name events give a call: the exposed one, or the model's when no tool has it.
     fn shown_name<'a>(&'a self, model_name: &'a str) -> &'a str {
-        if model_name == READ_RESOURCE {
-            READ_RESOURCE
+        if model_name == READ_RESOURCE || model_name == SEARCH_TOOLS {
+            model_name
         } else {
             self.tools.exposed(model_name).unwrap_or(model_name)
         }
@@ -495,6 +532,9 @@ impl Agent {
         let settled = match checked {
             Err(problem) => Settled::not_run(ToolOutcome::Error, problem),
             Ok(call) if call.name == READ_RESOURCE => self.read_resource(&call).await,
+            Ok(call) if call.name == SEARCH_TOOLS && self.offer.searching() => {
+                self.search_tools(&call)
+            }
             Ok(call) => self.call_tool(&call).await,
         };
         unfinished.pending = false;
@@ -565,6 +605,9 @@ impl Agent {
                 format!("error: there is no tool named {}", call.name),
             );
         };
+        // A tool the model calls stays sent, found by a search or not (a call to a
+        // tool it was not sent is made all the same).
+        self.offer.used(exposed);
         if let Err(refused) = self
             .approve(call, exposed, self.tools.read_only(exposed))
             .await
@@ -634,6 +677,30 @@ impl Agent {
             std::future::ready(())
         };
         watch(self.mounts.call_tool(exposed, Some(arguments)), call_news).await
+    }
+
+    /// The built-in `search_tools(query)`: searching is reading what prise already
+    /// holds, so it needs no approval.
+    fn search_tools(&self, call: &ToolCall) -> Settled {
+        let query = serde_json::from_str::<serde_json::Value>(&call.arguments)
+            .ok()
+            .and_then(|v| v.get("query").and_then(|q| q.as_str()).map(str::to_owned));
+        let Some(query) = query.filter(|q| !q.trim().is_empty()) else {
+            return Settled::not_run(
+                ToolOutcome::Error,
+                format!(
+                    "error: {SEARCH_TOOLS} needs {{\"query\": \"what the tool should do\"}}, got {}",
+                    call.arguments
+                ),
+            );
+        };
+        Settled {
+            outcome: ToolOutcome::Ok,
+            text: self.offer.search(&query, &self.tools),
+            structured: None,
+            images: Vec::new(),
+            started: Some(Instant::now()),
+        }
     }
 
     /// The built-in `read_resource(uri)`.

@@ -171,6 +171,7 @@ pub fn agent_options(settings: &ModelSettings) -> AgentOptions {
         tool_call_retries: settings
             .tool_call_retries
             .unwrap_or(defaults.tool_call_retries),
+        tool_search: settings.tool_search.unwrap_or(defaults.tool_search),
         ..defaults
     }
 }

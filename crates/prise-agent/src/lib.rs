@@ -55,6 +55,7 @@ mod agent;
 mod approve;
 pub mod configured;
 mod content;
+pub mod offer;
 mod present;
 mod recover;
 pub mod search;

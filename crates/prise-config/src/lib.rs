@@ -37,7 +37,7 @@ pub use model::{
     AllowNetwork, Approval, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_MESSAGE_SIZE,
     DEFAULT_MAX_RESTARTS, DEFAULT_STARTUP_TIMEOUT, Decision, Enterprise, Format, ModelSettings,
     OAuth, Pinning, Profile, Protocol, Remote, RestartPolicy, Sandbox, Server, Stdio, TokenSource,
-    ToolFilter, Transport,
+    ToolFilter, ToolSearch, Transport,
 };
 pub use secret::{MASK, looks_secret};
 pub use suggest::closest;

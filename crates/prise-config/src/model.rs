@@ -119,6 +119,9 @@ pub struct Server {
     /// What a tool definition that differs from its pin does: its own `"pinning"`,
     /// else the file's top-level one, else strict.
     pub pinning: Pinning,
+    /// Its tools are sent to the model in full even when tool search is on
+    /// (`"alwaysLoad": true`).
+    pub always_load: bool,
 }
 
 /// How to reach a server.
@@ -521,6 +524,37 @@ pub struct ModelSettings {
     pub tool_choice: Option<String>,
     /// How many times a model whose tool call could not be read is asked again.
     pub tool_call_retries: Option<usize>,
+    /// Whether the model is sent a search tool instead of every tool's definition.
+    pub tool_search: Option<ToolSearch>,
+}
+
+/// `"toolSearch"`: whether the model gets every tool's definition, or a tool to search
+/// them (and the tools it found, used, or that are always loaded).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSearch {
+    /// Search when the definitions would take much of the context (the default).
+    #[default]
+    Auto,
+    /// Always search.
+    Always,
+    /// Never: every definition in every request.
+    Never,
+}
+
+impl std::str::FromStr for ToolSearch {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ToolSearch, String> {
+        match text {
+            "auto" => Ok(ToolSearch::Auto),
+            "always" => Ok(ToolSearch::Always),
+            "never" => Ok(ToolSearch::Never),
+            other => Err(format!(
+                "unknown tool search \"{other}\": use \"auto\" (when the tools' definitions are large), \"always\" or \"never\""
+            )),
+        }
+    }
 }
 
 fn optional_seconds<S: serde::Serializer>(

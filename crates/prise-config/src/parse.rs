@@ -35,7 +35,8 @@ const OAUTH_KEYS: [&str; 10] = [
 ];
 
 /// The keys of the model section.
-const MODEL_KEYS: [&str; 15] = [
+const MODEL_KEYS: [&str; 16] = [
+    "toolSearch",
     "name",
     "baseUrl",
     "apiKey",
@@ -54,7 +55,7 @@ const MODEL_KEYS: [&str; 15] = [
 ];
 
 /// The keys a server may have, for "did you mean".
-const SERVER_KEYS: [&str; 21] = [
+const SERVER_KEYS: [&str; 22] = [
     "type",
     "command",
     "args",
@@ -76,6 +77,7 @@ const SERVER_KEYS: [&str; 21] = [
     "maxMessageSize",
     "oauth",
     "sandbox",
+    "alwaysLoad",
 ];
 
 /// The keys of a server's `"sandbox"` object.
@@ -193,6 +195,7 @@ struct Fields<'a> {
     env_file: Option<&'a RawValue>,
     oauth: Option<&'a RawValue>,
     sandbox: Option<&'a RawValue>,
+    always_load: Option<&'a RawValue>,
 }
 
 /// Which transport a `type` value asks for.
@@ -558,6 +561,12 @@ impl<'a> Parser<'a> {
                 "toolCallRetries" => {
                     model.tool_call_retries = Some(self.value(value, "model.toolCallRetries")?)
                 }
+                "toolSearch" => {
+                    let text: String = self.value(value, "model.toolSearch")?;
+                    model.tool_search = Some(text.parse().map_err(|e: String| {
+                        self.error(self.offset(value), format!("model.toolSearch: {e}"), None)
+                    })?);
+                }
                 "toolChoice" => {
                     let choice: String = self.value(value, "model.toolChoice")?;
                     if !["auto", "required", "none"].contains(&choice.as_str()) {
@@ -657,6 +666,7 @@ impl<'a> Parser<'a> {
                 "envFile" => &mut f.env_file,
                 "oauth" => &mut f.oauth,
                 "sandbox" => &mut f.sandbox,
+                "alwaysLoad" => &mut f.always_load,
                 _ => {
                     let (line, column) = position(self.text, self.key_offset(value));
                     let typo = closest(&key, SERVER_KEYS)
@@ -819,6 +829,9 @@ impl<'a> Parser<'a> {
             Some(raw) => self.pinning(raw, &what)?,
             None => shared_pinning,
         };
+        let always_load = self
+            .optional::<bool>(f.always_load, &format!("{what}: alwaysLoad"))?
+            .unwrap_or(false);
         Ok(Server {
             name,
             file: self.path.to_owned(),
@@ -832,6 +845,7 @@ impl<'a> Parser<'a> {
             max_message_size,
             roots,
             pinning,
+            always_load,
         })
     }
 

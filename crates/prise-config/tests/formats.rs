@@ -767,3 +767,25 @@ fn a_sandbox_that_cannot_be_read_as_meant_is_an_error() {
         remote.warnings
     );
 }
+
+#[test]
+fn tool_search_and_always_loaded_servers() {
+    use prise_config::ToolSearch;
+    let config = parse(
+        r#"{"model": {"toolSearch": "always"}, "mcpServers": {"a": {"command": "x", "alwaysLoad": true}, "b": {"command": "y"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(config.model.tool_search, Some(ToolSearch::Always));
+    assert!(config.servers[0].always_load && !config.servers[1].always_load);
+    let (_, _, message, _) = fail(r#"{"model": {"toolSearch": "sometimes"}, "mcpServers": {}}"#);
+    assert!(
+        message.starts_with("model.toolSearch: unknown tool search \"sometimes\""),
+        "{message}"
+    );
+    let (_, _, message, _) =
+        fail(r#"{"mcpServers": {"a": {"command": "x", "alwaysLoad": "yes"}}}"#);
+    assert!(
+        message.starts_with("server \"a\": alwaysLoad: invalid type"),
+        "{message}"
+    );
+}

@@ -408,6 +408,15 @@ pub struct AgentArgs {
     /// Whether the model must call a tool (required), may (auto) or must not (none).
     #[arg(long, value_name = "CHOICE", value_parser = ["auto", "required", "none"])]
     pub tool_choice: Option<String>,
+    /// Send the model a tool to search the tools instead of every definition: auto
+    /// (when they would take over 10,000 tokens), always or never [default: the
+    /// config's "toolSearch", else auto].
+    #[arg(long, value_name = "WHEN", value_parser = parse_tool_search)]
+    pub tool_search: Option<prise_config::ToolSearch>,
+}
+
+fn parse_tool_search(text: &str) -> Result<prise_config::ToolSearch, String> {
+    text.parse()
 }
 
 impl AgentArgs {

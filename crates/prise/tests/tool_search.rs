@@ -8,13 +8,16 @@
 //! that makes it worse.
 
 mod common;
+#[path = "../../prise-llm/tests/scripted_model/mod.rs"]
+mod scripted_model;
 
 use std::path::Path;
 
-use common::{prise, reference_servers};
+use common::{prise, prise_async, reference_servers};
 use prise_agent::search::ToolIndex;
 use prise_mcp::ExposedTool;
-use serde_json::Value;
+use scripted_model::{Recorded, Scripted, ScriptedModel};
+use serde_json::{Value, json};
 
 fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -154,4 +157,105 @@ fn prise_tools_search_ranks_with_scores() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The names of the tools a request to the model double sent.
+fn sent(request: &Recorded) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `prise run` against `model` with `--tool-search WHEN`, its stream-json events.
+async fn run(home: &Path, model: &ScriptedModel, when: &str) -> Vec<Value> {
+    let args: Vec<String> = [
+        "run",
+        "-m",
+        "openai-compatible:fake",
+        "--base-url",
+        &model.url,
+        "--yes",
+        "--tool-search",
+        when,
+        "--output",
+        "stream-json",
+        "-p",
+        "What time is it in UTC?",
+    ]
+    .map(String::from)
+    .into();
+    let out = prise_async(home, args).await;
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_model_searches_then_calls_what_it_found() {
+    let home = tempfile::tempdir().unwrap();
+    reference_servers_at(home.path());
+    let model = ScriptedModel::start(vec![
+        Scripted::tool_call(
+            "c1",
+            "search_tools",
+            json!({"query": "current time in a timezone"}),
+        ),
+        Scripted::tool_call("c2", "time__get_current_time", json!({"timezone": "UTC"})),
+        Scripted::answer("It is noon in UTC."),
+    ])
+    .await;
+    let events = run(home.path(), &model, "always").await;
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    // First: the search tool (and the resource reader), none of the 56.
+    let first = sent(&requests[0]);
+    assert!(first.contains(&"search_tools".to_owned()), "{first:?}");
+    assert!(first.len() <= 2, "{first:?}");
+    // The search's answer names the tool, which is sent in full from the next turn.
+    let found = &requests[1].tool_results()[0];
+    assert!(found.contains("time__get_current_time"), "{found}");
+    assert!(sent(&requests[1]).contains(&"time__get_current_time".to_owned()));
+    // Its result reaches the model.
+    let result = &requests[2].tool_results()[1];
+    assert!(result.contains("\"timezone\": \"UTC\""), "{result}");
+    // stream-json says how much the tools took each turn.
+    let starts: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "turn-start")
+        .collect();
+    assert_eq!(starts.len(), 3);
+    let tokens = |i: usize| starts[i]["toolTokens"].as_u64().unwrap();
+    assert!(tokens(0) > 0 && tokens(0) < tokens(1), "{starts:?}");
+}
+
+#[tokio::test]
+async fn a_tool_never_found_is_still_called_and_never_means_every_tool() {
+    let home = tempfile::tempdir().unwrap();
+    reference_servers_at(home.path());
+    // The model calls a tool it was not sent: routed all the same.
+    let model = ScriptedModel::start(vec![
+        Scripted::tool_call("c1", "time__get_current_time", json!({"timezone": "UTC"})),
+        Scripted::answer("noon"),
+    ])
+    .await;
+    run(home.path(), &model, "always").await;
+    let requests = model.requests();
+    assert!(requests[1].tool_results()[0].contains("\"timezone\": \"UTC\""));
+    assert!(sent(&requests[1]).contains(&"time__get_current_time".to_owned()));
+
+    let model = ScriptedModel::start(vec![Scripted::answer("noon")]).await;
+    let events = run(home.path(), &model, "never").await;
+    let sent = sent(&model.requests()[0]);
+    assert!(!sent.contains(&"search_tools".to_owned()));
+    assert!(sent.len() >= 56, "{}", sent.len());
+    let start = events.iter().find(|e| e["type"] == "turn-start").unwrap();
+    assert_eq!(start["tools"].as_u64().unwrap() as usize, sent.len());
 }

@@ -230,6 +230,11 @@ fn describe_model(out: &mut impl Write, model: &ModelSettings) -> std::io::Resul
     if let Some(choice) = &model.tool_choice {
         parts.push(format!("tool choice {choice}"));
     }
+    if let Some(search) = model.tool_search {
+        let word = serde_json::to_value(search).ok();
+        let word = word.as_ref().and_then(|w| w.as_str()).unwrap_or("auto");
+        parts.push(format!("tool search {word}"));
+    }
     if let Some(retries) = model.tool_call_retries {
         parts.push(format!("unreadable tool calls retried {retries} times"));
     }

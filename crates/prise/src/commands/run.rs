@@ -230,7 +230,11 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
     use serde_json::json;
     let ms = |d: &std::time::Duration| d.as_secs_f64() * 1e3;
     match event {
-        AgentEvent::TurnStart { turn } => json!({"type": "turn-start", "turn": turn}),
+        AgentEvent::TurnStart {
+            turn,
+            tools,
+            tool_tokens,
+        } => json!({"type": "turn-start", "turn": turn, "tools": tools, "toolTokens": tool_tokens}),
         AgentEvent::ModelDelta(text) => json!({"type": "model-delta", "text": text}),
         AgentEvent::ModelReasoning(text) => json!({"type": "model-reasoning", "text": text}),
         AgentEvent::ModelRetry { reason, delay } => {
@@ -417,10 +421,23 @@ pub async fn agent(
         .as_ref()
         .map(|c| (c.approval.clone(), c.model.clone()))
         .unwrap_or_default();
+    let always_loaded = servers
+        .config
+        .as_ref()
+        .map(|c| {
+            c.servers
+                .iter()
+                .filter(|s| s.always_load)
+                .map(|s| s.name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
     let mounts = Arc::new(servers.mount_for(Wanted::All).await?);
     let from_settings = configured::agent_options(&settings);
     let options = AgentOptions {
         max_turns: args.max_turns.unwrap_or(from_settings.max_turns),
+        tool_search: args.tool_search.unwrap_or(from_settings.tool_search),
+        always_loaded,
         approval,
         yes: args.yes,
         output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
