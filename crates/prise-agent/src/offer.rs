@@ -147,8 +147,20 @@ fn search_definition(tools: usize) -> ToolDefinition {
     }
 }
 
+/// About how many tokens each of `tools` takes in a request (its definition as an
+/// OpenAI-compatible provider is sent it), in order.
+pub fn tool_tokens(tools: &[ExposedTool]) -> Vec<usize> {
+    let table = ToolTable::new(tools, prise_llm::SchemaDialect::OpenAi);
+    table
+        .definitions()
+        .iter()
+        .map(|d| estimated_tokens(std::slice::from_ref(d)))
+        .collect()
+}
+
 /// About how many tokens `definitions` take in a request: their JSON's length in
-/// bytes over four, the usual figure for English and JSON with common tokenizers.
+/// bytes over four, the usual figure for English and JSON with common tokenizers
+/// (checked against o200k in the tests).
 pub fn estimated_tokens(definitions: &[ToolDefinition]) -> usize {
     let bytes: usize = definitions
         .iter()

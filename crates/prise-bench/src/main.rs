@@ -13,6 +13,7 @@ mod gateways;
 mod report;
 mod run;
 mod sandboxes;
+mod search;
 
 use std::path::PathBuf;
 

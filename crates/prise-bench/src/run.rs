@@ -148,6 +148,8 @@ pub struct Results {
     pub gateways: crate::gateways::GatewayResults,
     /// `prise tools` with the echo server plain, sandboxed, and in bubblewrap.
     pub sandboxes: crate::sandboxes::SandboxResults,
+    /// Tool search over 1,000 tools.
+    pub search: crate::search::SearchResults,
 }
 
 /// A round-trip client: a name and its command line before the target arguments.
@@ -252,6 +254,7 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
     let agent = (ns("one_turn_ns"), ns("with_tool_ns"), ns("bare_model_ns"));
     let gateways = crate::gateways::measure(env, plan)?;
     let sandboxes = crate::sandboxes::measure(env, plan)?;
+    let search = crate::search::measure(plan)?;
     Ok(Results {
         stdio,
         http,
@@ -262,6 +265,7 @@ pub fn all(env: &Env, plan: &Plan) -> Result<Results, String> {
         agent,
         gateways,
         sandboxes,
+        search,
     })
 }
 

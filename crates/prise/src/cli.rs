@@ -244,6 +244,10 @@ pub struct ToolsArgs {
     /// How many tools --search shows.
     #[arg(long, value_name = "K", default_value_t = 10, requires = "search")]
     pub limit: usize,
+    /// How many tokens each tool's definition takes in a request to the model, and in
+    /// all (estimated; see docs/agent.md).
+    #[arg(long, conflicts_with = "search")]
+    pub tokens: bool,
 }
 
 /// Arguments of `prise scan`.

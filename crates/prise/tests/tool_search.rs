@@ -259,3 +259,83 @@ async fn a_tool_never_found_is_still_called_and_never_means_every_tool() {
     let start = events.iter().find(|e| e["type"] == "turn-start").unwrap();
     assert_eq!(start["tools"].as_u64().unwrap() as usize, sent.len());
 }
+
+#[test]
+fn token_estimates_agree_with_o200k() {
+    let home = tempfile::tempdir().unwrap();
+    reference_servers_at(home.path());
+    let mut tools = mounted_tools(home.path());
+    tools.extend(written_tools());
+    let estimated = prise_agent::offer::tool_tokens(&tools);
+    let o200k = tiktoken_rs::o200k_base().unwrap();
+    // Each definition as an OpenAI-compatible request carries it.
+    let counted: Vec<usize> = tools
+        .iter()
+        .map(|t| {
+            let definition = json!({"type": "function", "function": {
+                "name": t.name, "description": t.tool.description, "parameters": t.tool.input_schema}});
+            o200k.encode_ordinary(&definition.to_string()).len()
+        })
+        .collect();
+    let (ours, theirs): (usize, usize) = (estimated.iter().sum(), counted.iter().sum());
+    let off = |a: usize, b: usize| (a as f64 - b as f64).abs() / b as f64;
+    let worst = estimated
+        .iter()
+        .zip(&counted)
+        .map(|(a, b)| off(*a, *b))
+        .fold(0.0, f64::max);
+    eprintln!(
+        "{} tools: estimated {ours} tokens, o200k {theirs} ({:+.1} %); worst single tool {:.0} % off",
+        tools.len(),
+        (ours as f64 - theirs as f64) / theirs as f64 * 100.0,
+        worst * 100.0
+    );
+    assert!(
+        off(ours, theirs) <= 0.15,
+        "estimated {ours}, o200k {theirs}"
+    );
+    assert!(worst <= 0.5, "a tool {:.0} % off", worst * 100.0);
+    // `prise tools --tokens --json` gives the same estimates.
+    let out = prise(home.path())
+        .args(["tools", "--tokens", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: u64 = rows.iter().map(|r| r["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(
+        listed as usize,
+        estimated[..rows.len()].iter().sum::<usize>()
+    );
+}
+
+#[tokio::test]
+async fn the_first_request_is_a_small_share_with_search() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/many_tools_server.py");
+    let mut lines = Vec::new();
+    for count in [50, 150, 500] {
+        let home = tempfile::tempdir().unwrap();
+        let config = json!({"mcpServers": {"many": {"command": common::peers().join("venv/bin/python"),
+            "args": [&script], "env": {"TOOLS": count.to_string()}}}});
+        std::fs::write(home.path().join(".mcp.json"), config.to_string()).unwrap();
+        let mut sizes = Vec::new();
+        for when in ["never", "always"] {
+            let model = ScriptedModel::start(vec![Scripted::answer("ok")]).await;
+            let events = run(home.path(), &model, when).await;
+            let request = &model.requests()[0];
+            assert_eq!(sent(request).len(), if when == "never" { count } else { 1 });
+            let bytes = request.body["tools"].to_string().len();
+            let start = events.iter().find(|e| e["type"] == "turn-start").unwrap();
+            sizes.push((bytes, start["toolTokens"].as_u64().unwrap()));
+        }
+        let share = sizes[1].0 as f64 / sizes[0].0 as f64;
+        lines.push(format!(
+            "{count} tools: {} bytes (~{} tokens) without search, {} bytes (~{} tokens) with it: {:.1} %",
+            sizes[0].0, sizes[0].1, sizes[1].0, sizes[1].1, share * 100.0
+        ));
+        if count == 150 {
+            assert!(share <= 0.10, "{share}");
+        }
+    }
+    eprintln!("{}", lines.join("\n"));
+}

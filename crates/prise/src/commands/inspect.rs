@@ -19,6 +19,16 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
     let mounts = servers.mount(Wanted::All).await?;
     let failed: Vec<String> = mounts.failures().iter().map(|f| f.server.clone()).collect();
     let mut rows = Vec::new();
+    let exposed = mounts.tools();
+    let counts = prise_agent::offer::tool_tokens(&exposed);
+    let tokens_of = |server: &str| -> usize {
+        exposed
+            .iter()
+            .zip(&counts)
+            .filter(|(t, _)| t.server == server)
+            .map(|(_, n)| n)
+            .sum()
+    };
     for (name, state) in mounts.states() {
         let mount = mounts.mounts().iter().find(|m| m.name() == name);
         let info = mount.and_then(|m| m.peer_info());
@@ -30,6 +40,7 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
             "protocolVersion": info.as_ref().map(|i| i.protocol_version.to_string()),
             "serverInfo": info.as_ref().and_then(|i| i.server_info.as_ref()).map(|s| json!({"name": s.name, "version": s.version})),
             "tools": mount.map(|m| m.tools().len()),
+            "toolTokens": mount.map(|_| tokens_of(&name)),
             "resources": mount.map(|_| catalog.resources.len()),
             "resourceTemplates": mount.map(|_| catalog.templates.len()),
             "prompts": mount.map(|_| catalog.prompts.len()),
@@ -79,6 +90,7 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
                     text("protocolVersion"),
                     server,
                     num("tools"),
+                    num("toolTokens"),
                     num("resources"),
                     num("prompts"),
                     startup,
@@ -94,6 +106,7 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
                 "PROTOCOL",
                 "SERVER",
                 "TOOLS",
+                "TOKENS",
                 "RESOURCES",
                 "PROMPTS",
                 "STARTUP",
@@ -112,6 +125,9 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
                 }
             }
         }
+    }
+    if !json && !exposed.is_empty() {
+        writeln!(out, "\n{}", tokens_line(exposed.len(), counts.iter().sum()))?;
     }
     out.flush()?;
     // Scripts check health by the exit code.
@@ -144,6 +160,10 @@ pub async fn tools(servers: Servers, args: ToolsArgs) -> Result<(), Failure> {
     if let Some(query) = &args.search {
         mounts.close().await;
         return search(&tools, query, args.limit, args.json);
+    }
+    if args.tokens {
+        mounts.close().await;
+        return tokens(&tools, args.json);
     }
     // Withheld tools are listed last, marked, with their new definition.
     let withheld: Vec<(prise_mcp::Withheld, Option<serde_json::Value>)> =
@@ -222,6 +242,36 @@ fn search(
         ))
     });
     listing(json, &["TOOL", "SCORE", "DESCRIPTION"], items)
+}
+
+/// `prise tools --tokens`: what each definition costs in every request, and the total.
+fn tokens(tools: &[prise_mcp::ExposedTool], json: bool) -> Result<(), Failure> {
+    let counts = prise_agent::offer::tool_tokens(tools);
+    let total: usize = counts.iter().sum();
+    let items = tools.iter().zip(&counts).map(|(tool, tokens)| {
+        (
+            json!({"name": tool.name, "server": tool.server, "tokens": tokens}),
+            vec![tool.name.clone(), tokens.to_string()],
+        )
+    });
+    listing(json, &["TOOL", "TOKENS"], items)?;
+    if !json {
+        println!("{}", tokens_line(tools.len(), total));
+    }
+    Ok(())
+}
+
+/// `N tools, about T tokens in each request ...`.
+fn tokens_line(tools: usize, total: usize) -> String {
+    let search = if total > prise_agent::offer::AUTO_THRESHOLD_TOKENS {
+        "over"
+    } else {
+        "under"
+    };
+    format!(
+        "{tools} tools: about {total} tokens of definitions in each request to the model ({search} the {} at which \"toolSearch\": \"auto\" searches instead)",
+        prise_agent::offer::AUTO_THRESHOLD_TOKENS
+    )
 }
 
 /// The header of the tools table.
