@@ -58,7 +58,6 @@ mod content;
 pub mod offer;
 mod present;
 mod recover;
-pub mod search;
 pub mod session;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};

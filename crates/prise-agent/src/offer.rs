@@ -12,7 +12,7 @@ use prise_mcp::ExposedTool;
 use serde_json::json;
 
 use crate::present::{READ_RESOURCE, ToolTable};
-use crate::search::ToolIndex;
+use prise_search::ToolIndex;
 
 /// The built-in tool that searches the mounted tools. Exposed names always contain
 /// `__`, so no server's tool can take this name.
@@ -54,7 +54,11 @@ impl Offer {
             ToolSearch::Auto => estimated_tokens(table.definitions()) > AUTO_THRESHOLD_TOKENS,
         };
         let searching = search.then(|| Searching {
-            index: ToolIndex::new(tools),
+            index: ToolIndex::new(
+                tools
+                    .iter()
+                    .map(|t| (t.name.as_str(), t.server.as_str(), &t.tool)),
+            ),
             loaded: Mutex::new(
                 tools
                     .iter()

@@ -586,7 +586,7 @@ fn search_section(w: &mut String, s: &crate::search::SearchResults) {
     let _ = writeln!(w, "## Tool search\n");
     let _ = writeln!(
         w,
-        "`prise_agent::search` (what `prise tools --search` and the agent's `search_tools` use) over {} tools made from the written service definitions of the tool-search evaluation, asked its 47 tasks in turn, in this process.\n",
+        "`prise_search` (what `prise tools --search`, the agent's `search_tools` and the gateway's use) over {} tools made from the written service definitions of the tool-search evaluation, asked its 47 tasks in turn, in this process.\n",
         s.tools
     );
     let _ = writeln!(w, "| measured | time |\n| --- | ---: |");

@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use prise_agent::search::ToolIndex;
 use prise_bench::summarize;
 use prise_mcp::ExposedTool;
+use prise_search::ToolIndex;
 use serde_json::Value;
 
 use crate::run::Plan;
@@ -53,7 +53,11 @@ pub fn measure(plan: &Plan) -> Result<SearchResults, String> {
         });
     }
     let started = Instant::now();
-    let index = ToolIndex::new(&tools);
+    let index = ToolIndex::new(
+        tools
+            .iter()
+            .map(|t| (t.name.as_str(), t.server.as_str(), &t.tool)),
+    );
     let build = started.elapsed();
     let mut samples = Vec::new();
     let rounds = (plan.startup_runs * 10).max(1);

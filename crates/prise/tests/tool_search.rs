@@ -14,8 +14,8 @@ mod scripted_model;
 use std::path::Path;
 
 use common::{prise, prise_async, reference_servers};
-use prise_agent::search::ToolIndex;
 use prise_mcp::ExposedTool;
+use prise_search::ToolIndex;
 use scripted_model::{Recorded, Scripted, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -72,7 +72,11 @@ fn tasks_find_their_tools_among_a_hundred() {
     assert_eq!(real, 56, "the reference servers' tools");
     tools.extend(written_tools());
     assert!(tools.len() >= 100, "{} tools", tools.len());
-    let index = ToolIndex::new(&tools);
+    let index = ToolIndex::new(
+        tools
+            .iter()
+            .map(|t| (t.name.as_str(), t.server.as_str(), &t.tool)),
+    );
 
     let Value::Array(tasks) = fixture("tool_search_tasks.json") else {
         panic!("an array")

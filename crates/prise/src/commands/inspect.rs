@@ -220,14 +220,18 @@ fn withheld_note(w: &prise_mcp::Withheld) -> String {
 }
 
 /// `prise tools --search QUERY`: the tools that fit a task best, best first, with
-/// their scores (BM25, see [`prise_agent::search`]).
+/// their scores (BM25, see [`prise_search`]).
 fn search(
     tools: &[prise_mcp::ExposedTool],
     query: &str,
     limit: usize,
     json: bool,
 ) -> Result<(), Failure> {
-    let index = prise_agent::search::ToolIndex::new(tools);
+    let index = prise_search::ToolIndex::new(
+        tools
+            .iter()
+            .map(|t| (t.name.as_str(), t.server.as_str(), &t.tool)),
+    );
     let found = index.search(query, limit);
     if found.is_empty() && !json {
         eprintln!("no tool matches {query:?}; `prise tools` lists them all");

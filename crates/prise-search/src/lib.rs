@@ -1,33 +1,36 @@
-//! Tool search: the mounted tools ranked for a task said in words, offline, with no
-//! model: BM25 over each tool's name split into words, its title, description,
+//! Tool search: MCP tools ranked for a task said in words, offline, with no model: BM25 over each tool's name split into words, its title, description,
 //! parameter names and descriptions, and its server's name, the words stemmed
 //! (Snowball's English stemmer) and the query widened with the usual synonyms of
 //! software (delete and remove, find and search, ticket and issue...); a tool whose
 //! name starts with the action the query asks for (`create_`, `list_`; "what's in"
 //! asks for a list) scores a little more.
 //!
-//! ```
-//! use prise_agent::search::ToolIndex;
-//! use prise_mcp::ExposedTool;
-//! use prise_mcp::model::Tool;
+//! The agent searches with it (`prise_agent::offer`), and so do `prise tools --search`
+//! and the gateway's `search_tools`. It knows tool definitions only: not mounting,
+//! models or the command line.
 //!
-//! let tool = |server: &str, name: &str, description: &str| ExposedTool {
-//!     name: format!("{server}__{name}"),
-//!     server: server.to_owned(),
-//!     tool: Tool::new(name.to_owned(), description.to_owned(), serde_json::Map::new()),
+//! ```
+//! use prise_search::ToolIndex;
+//! use rmcp::model::Tool;
+//!
+//! let tool = |name: &str, description: &str| {
+//!     Tool::new(name.to_owned(), description.to_owned(), serde_json::Map::new())
 //! };
-//! let tools = [
-//!     tool("github", "create_issue", "Opens a new issue in a repository."),
-//!     tool("slack", "post_message", "Posts a message to a channel."),
-//! ];
-//! let index = ToolIndex::new(&tools);
+//! let (issue, message) = (
+//!     tool("create_issue", "Opens a new issue in a repository."),
+//!     tool("post_message", "Posts a message to a channel."),
+//! );
+//! let index = ToolIndex::new([
+//!     ("github__create_issue", "github", &issue),
+//!     ("slack__post_message", "slack", &message),
+//! ]);
 //! let found = index.search("file a bug ticket", 5);
 //! assert_eq!(found[0].name, "github__create_issue");
 //! ```
 
 use std::collections::HashMap;
 
-use prise_mcp::ExposedTool;
+use rmcp::model::Tool;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::Serialize;
 use serde_json::Value;
@@ -172,7 +175,7 @@ pub struct Found {
     pub score: f32,
 }
 
-/// The mounted tools, indexed for [`ToolIndex::search`].
+/// Tools, indexed for [`ToolIndex::search`].
 pub struct ToolIndex {
     names: Vec<String>,
     /// Each tool's action: the first word of its name that is one ([`ACTIONS`]).
@@ -195,15 +198,15 @@ impl std::fmt::Debug for ToolIndex {
 }
 
 impl ToolIndex {
-    /// Indexes `tools`.
-    pub fn new<'a>(tools: impl IntoIterator<Item = &'a ExposedTool>) -> ToolIndex {
+    /// Indexes `tools`: each its name as it is to be found (`server__tool`), its
+    /// server's name, and its definition.
+    pub fn new<'a>(tools: impl IntoIterator<Item = (&'a str, &'a str, &'a Tool)>) -> ToolIndex {
         let stemmer = Stemmer::create(Algorithm::English);
         let mut names = Vec::new();
         let mut actions = Vec::new();
         let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
         let mut lengths = Vec::new();
-        for (id, exposed) in tools.into_iter().enumerate() {
-            let tool = &exposed.tool;
+        for (id, (name, server, tool)) in tools.into_iter().enumerate() {
             let mut counts: HashMap<String, f32> = HashMap::new();
             let mut length = 0.0;
             let mut add = |text: &str, weight: f32| {
@@ -214,7 +217,7 @@ impl ToolIndex {
             };
             add(&tool.name, NAME);
             add(tool.title.as_deref().unwrap_or_default(), TITLE);
-            add(&exposed.server, SERVER);
+            add(server, SERVER);
             add(tool.description.as_deref().unwrap_or_default(), DESCRIPTION);
             if let Some(Value::Object(properties)) = tool.input_schema.get("properties") {
                 for (parameter, schema) in properties {
@@ -227,7 +230,7 @@ impl ToolIndex {
             for (term, count) in counts {
                 postings.entry(term).or_default().push((id as u32, count));
             }
-            names.push(exposed.name.clone());
+            names.push(name.to_owned());
             lengths.push(length);
             actions.push(
                 raw_words(&tool.name)
@@ -397,12 +400,8 @@ mod tests {
 
     #[test]
     fn a_query_with_no_known_word_finds_nothing() {
-        let tools = [ExposedTool {
-            name: "time__now".into(),
-            server: "time".into(),
-            tool: prise_mcp::model::Tool::new("now", "The current time.", serde_json::Map::new()),
-        }];
-        let index = ToolIndex::new(&tools);
+        let now = Tool::new("now", "The current time.", serde_json::Map::new());
+        let index = ToolIndex::new([("time__now", "time", &now)]);
         assert!(index.search("zebra", 5).is_empty());
         assert_eq!(index.search("what time is it", 5)[0].name, "time__now");
         assert!(index.search("the of a", 5).is_empty());
