@@ -32,6 +32,33 @@ use crate::policy;
 use crate::request_log::Entry;
 use crate::rounds::{Round, Running};
 
+impl Gateway {
+    /// The tools a client of this gateway may see, each with its server, named as it
+    /// calls them: its profile's, those the approval policy does not deny, the first
+    /// of each name.
+    fn listed_tools(&self) -> Vec<(String, rmcp::model::Tool)> {
+        let tools = self
+            .fleet
+            .tools()
+            .into_iter()
+            .filter(|exposed| {
+                self.shows(&exposed.server, &exposed.name)
+                    && self
+                        .approval
+                        .as_ref()
+                        .is_none_or(|a| policy::listed(a, &exposed.name, &exposed.tool))
+            })
+            .map(|exposed| {
+                let mut tool = exposed.tool;
+                if !self.bare_names {
+                    tool.name = exposed.name.into();
+                }
+                (exposed.server, tool)
+            });
+        first_of_each(tools, |(_, t)| t.name.to_string())
+    }
+}
+
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -63,27 +90,21 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.fleet.settled().await;
-        let tools = self
-            .fleet
-            .tools()
-            .into_iter()
-            .filter(|exposed| {
-                self.shows(&exposed.server, &exposed.name)
-                    && self
-                        .approval
-                        .as_ref()
-                        .is_none_or(|a| policy::listed(a, &exposed.name, &exposed.tool))
-            })
-            .map(|exposed| {
-                let mut tool = exposed.tool;
-                if !self.bare_names {
-                    tool.name = exposed.name.into();
-                }
-                tool
-            });
-        Ok(ListToolsResult::with_all_items(first_of_each(tools, |t| {
-            t.name.to_string()
-        })))
+        let listed = self.listed_tools();
+        let tools = match &self.meta_tools {
+            None => listed.into_iter().map(|(_, tool)| tool).collect(),
+            Some(always) => {
+                let mut tools = crate::meta::definitions(listed.len());
+                tools.extend(
+                    listed
+                        .into_iter()
+                        .filter(|(server, _)| always.contains(server))
+                        .map(|(_, tool)| tool),
+                );
+                tools
+            }
+        };
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -92,6 +113,18 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let mut request = request;
+        if self.meta_tools.is_some() {
+            if request.name == crate::meta::SEARCH_TOOLS {
+                self.fleet.settled().await;
+                let found = crate::meta::search(&self.listed_tools(), request.arguments.as_ref())?;
+                return Ok(found.into());
+            }
+            if request.name == crate::meta::CALL_TOOL {
+                let (name, arguments) = crate::meta::unwrap_call(request.arguments.take())?;
+                request.name = name.into();
+                request.arguments = arguments;
+            }
+        }
         if self.bare_names {
             request.name = self.exposed_tool(&request.name).into();
         }

@@ -31,6 +31,7 @@ mod fleet;
 mod handler;
 mod limits;
 mod listeners;
+mod meta;
 mod policy;
 mod request_log;
 mod rounds;
@@ -64,6 +65,9 @@ pub struct Gateway {
     limits: Arc<limits::Limits>,
     /// Tools and prompts under their servers' own names, not `server__name`.
     bare_names: bool,
+    /// Meta-tools in place of the tools (see `meta`), with the servers whose tools
+    /// are listed all the same.
+    meta_tools: Option<Arc<Vec<String>>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -96,7 +100,15 @@ impl Gateway {
             profile: None,
             limits: Arc::new(limits::Limits::new(DEFAULT_CALLS_PER_CLIENT)),
             bare_names: false,
+            meta_tools: None,
         }
+    }
+
+    /// Lists `search_tools` and `call_tool` in place of the tools, for clients that
+    /// choke on many; the tools of the servers named in `always` are listed as well.
+    pub fn with_meta_tools(mut self, always: Vec<String>) -> Gateway {
+        self.meta_tools = Some(Arc::new(always));
+        self
     }
 
     /// Applies `approval` to the calls clients make: `deny` hides a tool and refuses

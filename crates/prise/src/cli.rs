@@ -556,6 +556,10 @@ pub struct ServeGatewayArgs {
     /// over HTTP every profile is also served at /mcp/PROFILE.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// List two meta-tools, search_tools and call_tool, in place of the tools (and the
+    /// tools of servers with "alwaysLoad"), for clients that choke on many tools.
+    #[arg(long)]
+    pub meta_tools: bool,
 }
 
 /// Arguments of `prise serve docs`.

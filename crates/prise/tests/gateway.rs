@@ -176,6 +176,43 @@ fn python_sdk_client_through_the_gateway_over_stdio_in_both_eras() {
 }
 
 #[test]
+fn meta_tools_find_and_call_for_clients_that_choke_on_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = two_servers(dir.path());
+    // time's tools are always listed; everything's are found.
+    let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    config["mcpServers"]["time"]["alwaysLoad"] = json!(true);
+    std::fs::write(&path, config.to_string()).unwrap();
+    let got = python(
+        "py_gateway_meta.py",
+        &[
+            prise_bin().display().to_string(),
+            path.display().to_string(),
+        ],
+    );
+    assert_eq!(
+        got["tools"],
+        json!([
+            "call_tool",
+            "search_tools",
+            "time__convert_time",
+            "time__get_current_time"
+        ])
+    );
+    assert_eq!(got["found"][0], "everything__echo", "{got}");
+    assert_eq!(got["schema"]["properties"]["message"]["type"], "string");
+    assert_eq!(got["echo"], "Echo: hi");
+    assert_eq!(got["unknown"]["code"], -32602, "{got}");
+    assert!(
+        got["no_query"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("needs a \"query\""),
+        "{got}"
+    );
+}
+
+#[test]
 fn python_sdk_client_through_the_gateway_over_http_in_both_eras() {
     let dir = tempfile::tempdir().unwrap();
     let config = two_servers(dir.path()).display().to_string();

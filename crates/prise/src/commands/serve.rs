@@ -79,6 +79,17 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
                 .ok_or_else(|| no_profile(name, &names))?,
         ),
     };
+    let always_loaded: Vec<String> = servers
+        .config
+        .as_ref()
+        .map(|c| {
+            c.servers
+                .iter()
+                .filter(|s| s.always_load)
+                .map(|s| s.name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut gateway = servers
         .start(Wanted::All, prise_gateway::Gateway::start)
         .await?;
@@ -88,6 +99,9 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
     gateway = gateway.with_calls_per_client(args.max_calls_per_client);
     if args.bare_names {
         gateway = gateway.with_bare_names();
+    }
+    if args.meta_tools {
+        gateway = gateway.with_meta_tools(always_loaded);
     }
     if let Some(path) = &args.request_log {
         gateway = gateway.with_request_log(request_log(path)?);
