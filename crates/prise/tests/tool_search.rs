@@ -2,10 +2,11 @@
 //! the tests install (mounted for real) and definitions written for common services
 //! (`fixtures/service_tools.json`: code hosting, chat, calendar, tickets, a database,
 //! a cluster, storage, payments, mail), against tasks written as people say them,
-//! each with the tool that serves it (`fixtures/tool_search_tasks.json`). The targets
-//! are recall@5 ≥ 95 % and recall@1 ≥ 80 %; they are not met yet (docs/agent.md has
-//! the figures), so the test holds the ranking to what it measured, to catch a change
-//! that makes it worse.
+//! each with the tool that serves it (`fixtures/tool_search_tasks.json`, the set the
+//! ranking was tuned on, and `fixtures/tool_search_held_out.json`, written after the
+//! tuning and never tuned on). The targets are recall@5 ≥ 95 % and recall@1 ≥ 80 %;
+//! they are not met yet (docs/agent.md has the figures), so the test holds the ranking
+//! to what it measured, to catch a change that makes it worse.
 
 mod common;
 #[path = "../../prise-llm/tests/scripted_model/mod.rs"]
@@ -78,10 +79,49 @@ fn tasks_find_their_tools_among_a_hundred() {
             .map(|t| (t.name.as_str(), t.server.as_str(), &t.tool)),
     );
 
-    let Value::Array(tasks) = fixture("tool_search_tasks.json") else {
+    let tuned = recall(&index, &tools, "tool_search_tasks.json");
+    let held_out = recall(&index, &tools, "tool_search_held_out.json");
+    eprintln!(
+        "tool search over {} tools ({real} real):\n{tuned}\n{held_out}",
+        tools.len()
+    );
+    assert!(tuned.tasks >= 40);
+    // Measured on the tasks it was tuned on: 93.6 % and 72.3 % (44 and 34 of 47).
+    assert!(tuned.at5 >= 0.93, "{tuned}");
+    assert!(tuned.at1 >= 0.72, "{tuned}");
+    // Measured on tasks written after the tuning, and not tuned on: 83.3 % and 45.8 %
+    // (20 and 11 of 24). The figure to believe.
+    assert!(held_out.at5 >= 0.83, "{held_out}");
+    assert!(held_out.at1 >= 0.45, "{held_out}");
+}
+
+/// Recall of the tasks of one fixture file.
+struct Recall {
+    file: &'static str,
+    tasks: usize,
+    at1: f64,
+    at5: f64,
+    missed: Vec<String>,
+}
+
+impl std::fmt::Display for Recall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} tasks, recall@1 {:.1} %, recall@5 {:.1} %; not first:\n  {}",
+            self.file,
+            self.tasks,
+            self.at1 * 100.0,
+            self.at5 * 100.0,
+            self.missed.join("\n  ")
+        )
+    }
+}
+
+fn recall(index: &ToolIndex, tools: &[ExposedTool], file: &'static str) -> Recall {
+    let Value::Array(tasks) = fixture(file) else {
         panic!("an array")
     };
-    assert!(tasks.len() >= 40);
     let (mut first, mut top5, mut missed) = (0, 0, Vec::new());
     for task in &tasks {
         let (query, expected) = (
@@ -105,21 +145,13 @@ fn tasks_find_their_tools_among_a_hundred() {
             missed.push(format!("{query:?}: wanted {expected}, got {found:?}"));
         }
     }
-    let (at1, at5) = (
-        first as f64 / tasks.len() as f64,
-        top5 as f64 / tasks.len() as f64,
-    );
-    eprintln!(
-        "tool search over {} tools ({real} real), {} tasks: recall@1 {:.1} %, recall@5 {:.1} %\nnot first:\n{}",
-        tools.len(),
-        tasks.len(),
-        at1 * 100.0,
-        at5 * 100.0,
-        missed.join("\n")
-    );
-    // Measured: 93.6 % and 72.3 % (44 and 34 of 47).
-    assert!(at5 >= 0.93, "recall@5 {at5:.3}");
-    assert!(at1 >= 0.72, "recall@1 {at1:.3}");
+    Recall {
+        file,
+        tasks: tasks.len(),
+        at1: first as f64 / tasks.len() as f64,
+        at5: top5 as f64 / tasks.len() as f64,
+        missed,
+    }
 }
 
 #[test]
