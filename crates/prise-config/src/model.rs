@@ -47,6 +47,17 @@ pub struct Config {
     pub warnings: Vec<String>,
 }
 
+impl Config {
+    /// The servers whose tools are always sent in full (`"alwaysLoad": true`).
+    pub fn always_loaded(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .filter(|s| s.always_load)
+            .map(|s| s.name.clone())
+            .collect()
+    }
+}
+
 /// What one group of the gateway's clients sees (`"profiles": {"NAME": {...}}`): some
 /// servers, and of their tools and prompts those a glob names.
 #[derive(Debug, Clone, Default, Serialize)]

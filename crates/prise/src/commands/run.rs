@@ -424,13 +424,7 @@ pub async fn agent(
     let always_loaded = servers
         .config
         .as_ref()
-        .map(|c| {
-            c.servers
-                .iter()
-                .filter(|s| s.always_load)
-                .map(|s| s.name.clone())
-                .collect()
-        })
+        .map(prise_config::Config::always_loaded)
         .unwrap_or_default();
     let mounts = Arc::new(servers.mount_for(Wanted::All).await?);
     let from_settings = configured::agent_options(&settings);

@@ -79,16 +79,10 @@ pub async fn gateway(servers: Servers, args: ServeGatewayArgs) -> Result<(), Fai
                 .ok_or_else(|| no_profile(name, &names))?,
         ),
     };
-    let always_loaded: Vec<String> = servers
+    let always_loaded = servers
         .config
         .as_ref()
-        .map(|c| {
-            c.servers
-                .iter()
-                .filter(|s| s.always_load)
-                .map(|s| s.name.clone())
-                .collect()
-        })
+        .map(prise_config::Config::always_loaded)
         .unwrap_or_default();
     let mut gateway = servers
         .start(Wanted::All, prise_gateway::Gateway::start)
