@@ -130,7 +130,9 @@ fn servers_shows_healthy_and_failed_peers() {
         .assert()
         .code(1)
         .stderr("error: 1 of 2 enabled servers could not be mounted: broken\n")
-        .stdout(predicate::str::is_match(r"everything\s+ready\s+stdio\s+2025-11-25\s+mcp-servers/everything \S+\s+14\s+7\s+4\s+\d+ ms").unwrap())
+        .stdout(predicate::str::is_match(r"everything\s+ready\s+stdio\s+2025-11-25\s+mcp-servers/everything \S+\s+14\s+\d+\s+7\s+4\s+\d+ ms").unwrap())
+        // The total of what the tools cost every request, under the table.
+        .stdout(predicate::str::is_match(r"\n14 tools: about \d+ tokens of definitions in each request").unwrap())
         .stdout(predicate::str::is_match(r"broken\s+failed").unwrap())
         .stdout(predicate::str::is_match(r"off\s+disabled").unwrap())
         .stdout(predicate::str::contains("server broken: closed the connection during the handshake"))
