@@ -3,6 +3,7 @@
 //! tools it found or called so far, each sent in full from the turn after. This is
 //! the portable path: it works with any provider, since it is only tools and text.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
@@ -75,10 +76,11 @@ impl Offer {
         self.searching.is_some()
     }
 
-    /// The definitions to send this turn.
-    pub fn definitions(&self, table: &ToolTable) -> Vec<ToolDefinition> {
+    /// The definitions to send this turn: the table's own when not searching, so that
+    /// a turn copies nothing.
+    pub fn definitions<'t>(&self, table: &'t ToolTable) -> Cow<'t, [ToolDefinition]> {
         let Some(searching) = &self.searching else {
-            return table.definitions().to_vec();
+            return Cow::Borrowed(table.definitions());
         };
         let loaded = searching.loaded.lock().unwrap_or_else(|e| e.into_inner());
         let mut sent = vec![search_definition(searching.index.len())];
@@ -92,7 +94,7 @@ impl Offer {
                 })
                 .cloned(),
         );
-        sent
+        Cow::Owned(sent)
     }
 
     /// Runs a search: the text the model reads, the tools found being sent in full

@@ -335,33 +335,37 @@ impl Mount {
         if declaration == Declaration::Tool && !self.filter.permits(name) {
             return None;
         }
-        let withheld = self
-            .live
-            .shared
-            .withheld
-            .read()
-            .unwrap_or_else(|e| e.into_inner());
-        withheld
-            .iter()
-            .find(|(d, n, _)| *d == declaration && n == name)
-            .map(|(_, _, change)| *change)
+        self.read_withheld(|withheld| {
+            withheld
+                .iter()
+                .find(|(d, n, _)| *d == declaration && n == name)
+                .map(|(_, _, change)| *change)
+        })
     }
 
     /// What is withheld because it is not as pinned, and how it differs (see
     /// `prise_trust::pins`): tools among those the configured filter keeps, prompts
     /// and resource templates (by their URI templates).
     pub fn withheld(&self) -> Vec<Withholding> {
-        let withheld = self
-            .live
-            .shared
-            .withheld
-            .read()
-            .unwrap_or_else(|e| e.into_inner());
-        withheld
-            .iter()
-            .filter(|(d, name, _)| *d != Declaration::Tool || self.filter.permits(name))
-            .cloned()
-            .collect()
+        self.read_withheld(|withheld| {
+            withheld
+                .iter()
+                .filter(|(d, name, _)| *d != Declaration::Tool || self.filter.permits(name))
+                .cloned()
+                .collect()
+        })
+    }
+
+    /// `read` of what is withheld, without copying it.
+    fn read_withheld<R>(&self, read: impl FnOnce(&[Withholding]) -> R) -> R {
+        read(
+            &self
+                .live
+                .shared
+                .withheld
+                .read()
+                .unwrap_or_else(|e| e.into_inner()),
+        )
     }
 
     /// Whether this server's declarations are pinned (`"pinning"` not `off`, and a

@@ -27,17 +27,13 @@ const DEVICES: [&str; 8] = [
     "/dev/shm",
 ];
 
-/// The rights that make sense on a file (the others are about folders' entries).
-fn file_rights(abi: ABI) -> BitFlags<AccessFs> {
-    AccessFs::from_file(abi)
-}
-
-/// Every right beneath a folder; a file's rights on a file.
+/// Every right beneath a folder; on a file, the rights that make sense on a file (the
+/// others are about a folder's entries).
 fn writable(abi: ABI, path: &Path) -> BitFlags<AccessFs> {
     if path.is_dir() {
         AccessFs::from_all(abi)
     } else {
-        file_rights(abi)
+        AccessFs::from_file(abi)
     }
 }
 
@@ -211,7 +207,7 @@ fn grant_except(
         let rights = if is_dir {
             rights
         } else {
-            rights & file_rights(abi)
+            rights & AccessFs::from_file(abi)
         };
         return add(ruleset, dir, rights);
     }

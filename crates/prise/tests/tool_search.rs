@@ -210,23 +210,15 @@ fn sent(request: &Recorded) -> Vec<String> {
 
 /// `prise run` against `model` with `--tool-search WHEN`, its stream-json events.
 async fn run(home: &Path, model: &ScriptedModel, when: &str) -> Vec<Value> {
-    let args: Vec<String> = [
-        "run",
-        "-m",
-        "openai-compatible:fake",
-        "--base-url",
-        &model.url,
-        "--yes",
+    let more = [
         "--tool-search",
         when,
         "--output",
         "stream-json",
         "-p",
         "What time is it in UTC?",
-    ]
-    .map(String::from)
-    .into();
-    let out = prise_async(home, args).await;
+    ];
+    let out = prise_async(home, common::run_args(&model.url, &more)).await;
     assert!(out.status.success(), "{out:?}");
     String::from_utf8_lossy(&out.stdout)
         .lines()

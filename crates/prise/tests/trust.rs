@@ -253,18 +253,7 @@ async fn a_definition_changed_within_a_session_never_reaches_the_model() {
         Scripted::answer("done"),
     ])
     .await;
-    let args: Vec<String> = [
-        "run",
-        "-m",
-        "openai-compatible:fake",
-        "--base-url",
-        &model.url,
-        "--yes",
-        "-p",
-        "A fact, please.",
-    ]
-    .map(str::to_owned)
-    .to_vec();
+    let args = common::run_args(&model.url, &["-p", "A fact, please."]);
     let home_now = home.to_owned();
     let out = tokio::task::spawn_blocking(move || at(&home_now).args(args).output().unwrap())
         .await

@@ -27,6 +27,23 @@ pub async fn prise_async(home: &Path, args: Vec<String>) -> std::process::Output
         .unwrap()
 }
 
+/// `prise run`'s arguments against a model double at `url`, calls allowed
+/// (`--yes`), then `more`.
+pub fn run_args(url: &str, more: &[&str]) -> Vec<String> {
+    [
+        "run",
+        "-m",
+        "openai-compatible:fake",
+        "--base-url",
+        url,
+        "--yes",
+    ]
+    .iter()
+    .chain(more)
+    .map(|s| s.to_string())
+    .collect()
+}
+
 /// The `prise` binary.
 pub fn prise_bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("prise")
