@@ -91,8 +91,9 @@ install_mcp_proxy() {
 install_group mcp-proxy "$MCP_PROXY" install_mcp_proxy
 
 # Debian packages, as command:package: HAProxy, the load balancer the gateway's
-# deployment is tested behind; bubblewrap, the sandbox the benchmarks compare prise's with.
-DEBIAN_PEERS=(haproxy:haproxy bwrap:bubblewrap)
+# deployment is tested behind; bubblewrap, the sandbox the benchmarks compare prise's with;
+# chromium and its WebDriver, the browser `prise ui` is tested in.
+DEBIAN_PEERS=(haproxy:haproxy bwrap:bubblewrap chromium:chromium chromedriver:chromium-driver)
 missing=()
 for peer in "${DEBIAN_PEERS[@]}"; do
   command -v "${peer%%:*}" >/dev/null 2>&1 || missing+=("${peer#*:}")

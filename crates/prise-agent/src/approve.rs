@@ -53,8 +53,9 @@ pub trait Approver: Send + Sync {
     fn ask(&self, tool: &str, arguments: &str) -> AskFuture;
 }
 
-/// The policy with its session memory.
-pub(crate) struct Approvals {
+/// The policy with its session memory: what the agent asks before each call, and
+/// what a host asks before a call someone else makes for the user (an MCP App's).
+pub struct Approvals {
     policy: Approval,
     yes: bool,
     approver: Option<Arc<dyn Approver>>,
@@ -65,6 +66,8 @@ pub(crate) struct Approvals {
 }
 
 impl Approvals {
+    /// `policy`, with `yes` allowing what it would ask about, and `approver` asked
+    /// otherwise (none: an `ask` is a refusal).
     pub fn new(policy: Approval, yes: bool, approver: Option<Arc<dyn Approver>>) -> Approvals {
         Approvals {
             policy,

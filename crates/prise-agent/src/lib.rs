@@ -59,8 +59,9 @@ pub mod offer;
 mod present;
 mod recover;
 pub mod session;
+pub mod stream_json;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};
-pub use approve::{Answer, Approver, AskFuture, Refusal};
+pub use approve::{Answer, Approvals, Approver, AskFuture, Refusal};
 pub use present::{READ_RESOURCE, ToolTable, is_hidden, model_name};
 pub use recover::{Recovered, check_arguments, recover};

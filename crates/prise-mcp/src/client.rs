@@ -91,6 +91,8 @@ pub(crate) struct Client {
     pub sampler: Option<Arc<dyn crate::sampling::Sampler>>,
     pub root_lister: Option<Arc<dyn crate::roots::RootLister>>,
     pub shared: Arc<Shared>,
+    /// Whether its traffic is reported (see [`crate::trace`]).
+    pub trace: bool,
 }
 
 impl ClientHandler for Client {

@@ -413,9 +413,17 @@ where
 {
     let probing = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
     let (shared, offers_roots) = (client.shared.clone(), !client.roots.is_empty());
-    let service = serve_client_with_lifecycle(client, transport, lifecycle)
-        .await
-        .map_err(|e| Failed {
+    let started = if client.trace {
+        let traced = crate::trace::Traced::new(
+            transport.into_transport(),
+            client.server.clone(),
+            client.shared.events.clone(),
+        );
+        serve_client_with_lifecycle(client, traced, lifecycle).await
+    } else {
+        serve_client_with_lifecycle(client, transport, lifecycle).await
+    };
+    let service = started.map_err(|e| Failed {
             retry_with_initialize: probing && misunderstood_discover(&e),
             cause: describe_init(e),
         })?;

@@ -66,6 +66,16 @@ pub enum MountEvent {
         /// The message as it sent it.
         message: rmcp::model::LoggingMessageNotificationParam,
     },
+    /// A message went to or came from a server; only when mounted with
+    /// `MountOptions::trace`.
+    Message {
+        /// The server.
+        server: String,
+        /// Whether prise sent it (else the server did).
+        outgoing: bool,
+        /// The JSON-RPC message as it went over the wire.
+        message: std::sync::Arc<serde_json::Value>,
+    },
     /// A tool call that the server made a task of changed status (see the
     /// `io.modelcontextprotocol/tasks` extension).
     Task {

@@ -35,6 +35,7 @@ mod subscriptions;
 mod supervise;
 pub mod tasks;
 mod template;
+mod trace;
 mod vetting;
 
 pub use catalog::Catalog;

@@ -60,6 +60,9 @@ pub struct MountOptions {
     /// The channel [`crate::Mounts`] sends its events on, for a caller that must hear
     /// them while mounting (which servers are still starting); `None` makes one.
     pub events: Option<broadcast::Sender<MountEvent>>,
+    /// Whether every message to and from each server is reported as a
+    /// [`MountEvent::Message`] (for a trace people read); off, nothing is copied.
+    pub trace: bool,
 }
 
 impl Default for MountOptions {
@@ -78,6 +81,7 @@ impl Default for MountOptions {
             sign_in: None,
             auth_dir: state.map(|dir| dir.join("auth")),
             events: None,
+            trace: false,
         }
     }
 }
@@ -795,6 +799,7 @@ fn client_for(
         sampler: options.sampler.clone(),
         root_lister: options.root_lister.clone(),
         shared: shared.clone(),
+        trace: options.trace,
     }
 }
 
