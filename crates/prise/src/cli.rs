@@ -85,6 +85,9 @@ pub enum Command {
     Run(RunArgs),
     /// Talk with the agent interactively.
     Chat(ChatArgs),
+    /// Open a local web page: servers, tools, resources, prompts, a live trace, a chat
+    /// with the agent, and MCP Apps.
+    Ui(UiArgs),
     /// List saved sessions (chat --resume ID, run --session ID), the latest first.
     Sessions(Json),
     /// List the models the model endpoint serves (Ollama, llama.cpp, LM Studio, vLLM,
@@ -358,6 +361,25 @@ pub struct ChatArgs {
     /// Continue a saved session: the one named, or the latest.
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
+}
+
+/// Arguments of `prise ui`.
+#[derive(Debug, Args)]
+#[command(after_help = "The page's URL, with a token for this run, is printed on stderr; \
+only requests that carry it are served.")]
+pub struct UiArgs {
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    /// The port to serve on (0: any free one).
+    #[arg(long, value_name = "P", default_value_t = 0)]
+    pub port: u16,
+    /// Serve on this address instead of 127.0.0.1 (another machine can then reach the
+    /// page, with the token).
+    #[arg(long, value_name = "ADDRESS")]
+    pub listen: Option<String>,
+    /// Do not open the page in the browser.
+    #[arg(long)]
+    pub no_open: bool,
 }
 
 /// Which model, and where it is served.

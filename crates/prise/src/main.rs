@@ -80,6 +80,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     Command::Prompts(args) => commands::inspect::prompts(servers, args).await,
                     Command::Prompt(args) => commands::inspect::prompt(servers, args).await,
                     Command::Run(args) => commands::run::run(servers, args).await,
+                    Command::Ui(args) => commands::ui::run(servers, args).await,
                     Command::Serve(ServeCommand::Gateway(args)) => {
                         commands::serve::gateway(servers, args).await
                     }

@@ -13,6 +13,7 @@ pub mod run;
 pub mod serve;
 pub mod sessions;
 pub mod trust;
+pub mod ui;
 
 use clap::CommandFactory;
 

@@ -331,32 +331,31 @@ pub async fn agent(
     args: &AgentArgs,
     model: Box<dyn Model>,
 ) -> Result<(Agent, Arc<Mounts>), Failure> {
-    let (approval, settings) = servers
-        .config
-        .as_ref()
-        .map(|c| (c.approval.clone(), c.model.clone()))
-        .unwrap_or_default();
-    let always_loaded = servers
-        .config
-        .as_ref()
-        .map(prise_config::Config::always_loaded)
-        .unwrap_or_default();
+    let options = agent_options(servers.config.as_ref(), args);
     let mounts = Arc::new(servers.mount_for(Wanted::All).await?);
-    let from_settings = configured::agent_options(&settings);
-    let options = AgentOptions {
-        max_turns: args.max_turns.unwrap_or(from_settings.max_turns),
-        tool_search: args.tool_search.unwrap_or(from_settings.tool_search),
-        always_loaded,
-        approval,
-        yes: args.yes,
-        output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
-        ..from_settings
-    };
     let mut agent = Agent::new(model, mounts.clone(), options);
     if let Some(approver) = crate::approver::for_this_session() {
         agent = agent.with_approver(approver);
     }
     Ok((agent, mounts))
+}
+
+/// How the agent runs: the configuration's approval policy, model settings and
+/// always-loaded servers, with the command line's limits over them.
+pub fn agent_options(config: Option<&Config>, args: &AgentArgs) -> AgentOptions {
+    let (approval, settings) = config
+        .map(|c| (c.approval.clone(), c.model.clone()))
+        .unwrap_or_default();
+    let from_settings = configured::agent_options(&settings);
+    AgentOptions {
+        max_turns: args.max_turns.unwrap_or(from_settings.max_turns),
+        tool_search: args.tool_search.unwrap_or(from_settings.tool_search),
+        always_loaded: config.map(Config::always_loaded).unwrap_or_default(),
+        approval,
+        yes: args.yes,
+        output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
+        ..from_settings
+    }
 }
 
 /// A model error, with the models the endpoint serves when it said 404 for the one

@@ -1,0 +1,276 @@
+//! What the page asks for, as JSON: the state of the mounts, calls, reads, prompts,
+//! answers to questions, the chat. Each answer is what prise-mcp or prise-agent gave,
+//! in the protocol's own shapes (a `CallToolResult` is sent as the server sent it).
+
+use std::sync::Arc;
+
+use http::StatusCode;
+use prise_agent::Approvals;
+use prise_mcp::{MountEvent, Mounts, ServerState};
+use serde_json::{Value, json};
+
+use crate::chat::Chat;
+use crate::guard::Guard;
+use crate::hub::Hub;
+use crate::questions::{Questions, Unanswerable};
+
+/// Everything a request may need.
+pub(crate) struct State {
+    pub mounts: Arc<Mounts>,
+    pub chat: Option<Chat>,
+    pub approvals: Arc<Approvals>,
+    pub hub: Hub,
+    pub questions: Arc<Questions>,
+    pub guard: Guard,
+}
+
+/// Sends the mounts' `events` to the page: servers' news, and the trace, each with
+/// the time since `started` in milliseconds.
+pub(crate) fn forward_mount_events(
+    mut events: tokio::sync::broadcast::Receiver<MountEvent>,
+    hub: Hub,
+    started: std::time::Instant,
+) {
+    tokio::spawn(async move {
+        loop {
+            let event = match events.recv().await {
+                Ok(event) => event,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(skipped)) => {
+                    hub.send(json!({"kind": "skipped", "count": skipped}));
+                    continue;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            };
+            let at = started.elapsed().as_secs_f64() * 1e3;
+            if let Some(mut event) = event_json(event) {
+                event["at"] = at.into();
+                hub.send(event);
+            }
+        }
+    });
+}
+
+#[allow(deprecated)] // log messages: deprecated at 2026-07-28, still sent by dated servers
+fn event_json(event: MountEvent) -> Option<Value> {
+    let server = |server: &str, what: &str, more: Value| {
+        let mut event = json!({"kind": "server", "server": server, "event": what});
+        if let Value::Object(more) = more {
+            event.as_object_mut()?.extend(more);
+        }
+        Some(event)
+    };
+    match event {
+        MountEvent::Message {
+            server,
+            outgoing,
+            message,
+        } => Some(json!({"kind": "trace", "server": server, "outgoing": outgoing, "message": *message})),
+        MountEvent::Ready { server: s, elapsed } => {
+            server(&s, "ready", json!({"startupMs": elapsed.as_secs_f64() * 1e3}))
+        }
+        MountEvent::Failed { server: s, error } => server(&s, "failed", json!({"error": error})),
+        MountEvent::Restarting {
+            server: s,
+            attempt,
+            delay,
+        } => server(
+            &s,
+            "restarting",
+            json!({"attempt": attempt, "delayMs": delay.as_millis() as u64}),
+        ),
+        MountEvent::ListChanged { server: s, what } => {
+            server(&s, "list-changed", json!({"what": what}))
+        }
+        MountEvent::ResourceUpdated { server: s, uri } => {
+            server(&s, "resource-updated", json!({"uri": uri}))
+        }
+        MountEvent::Progress {
+            server: s,
+            token,
+            progress,
+            total,
+            message,
+        } => server(
+            &s,
+            "progress",
+            json!({"token": token, "progress": progress, "total": total, "message": message}),
+        ),
+        MountEvent::Log { server: s, message } => server(
+            &s,
+            "log",
+            json!({"level": message.level, "logger": message.logger, "data": message.data}),
+        ),
+        MountEvent::Task {
+            server: s,
+            tool,
+            task,
+            status,
+            message,
+        } => server(
+            &s,
+            "task",
+            json!({"tool": tool, "task": task, "status": status, "message": message}),
+        ),
+    }
+}
+
+/// The servers, what they offer, and whether there is a chat.
+pub(crate) fn state(state: &State) -> Value {
+    let mounts = &state.mounts;
+    let servers: Vec<Value> = mounts
+        .states()
+        .into_iter()
+        .map(|(name, server_state)| {
+            let mount = mounts.mounts().iter().find(|m| m.name() == name);
+            let info = mount.and_then(|m| m.peer_info());
+            let (status, error, stderr) = match server_state {
+                ServerState::Ready => ("ready", None, mount.map(|m| m.stderr_tail()).unwrap_or_default()),
+                ServerState::Failed(e) => ("failed", Some(e.cause), e.stderr_tail),
+                ServerState::Disabled => ("disabled", None, Vec::new()),
+            };
+            json!({
+                "name": name,
+                "status": status,
+                "error": error,
+                "transport": mount.map(|m| m.transport()),
+                "protocol": info.as_ref().map(|i| i.protocol_version.to_string()),
+                "serverInfo": info.as_ref().and_then(|i| i.server_info.clone()),
+                "instructions": info.as_ref().and_then(|i| i.instructions.clone()),
+                "startupMs": mount.map(|m| m.startup().as_secs_f64() * 1e3),
+                "pid": mount.and_then(|m| m.pid()),
+                "stderr": stderr,
+            })
+        })
+        .collect();
+    let withheld = mounts.withheld();
+    let tools: Vec<Value> = mounts
+        .tools()
+        .into_iter()
+        .map(|t| {
+            let tool = serde_json::to_value(&t.tool).unwrap_or_default();
+            json!({"name": t.name, "server": t.server, "app": crate::apps::resource_of(&tool), "tool": tool})
+        })
+        .collect();
+    let prompts: Vec<Value> = mounts
+        .prompts()
+        .into_iter()
+        .map(|p| json!({"name": p.name, "server": p.server, "prompt": p.prompt}))
+        .collect();
+    let resources: Vec<Value> = mounts
+        .resources()
+        .into_iter()
+        .map(|(server, r)| json!({"server": server, "resource": r}))
+        .collect();
+    let templates: Vec<Value> = mounts
+        .resource_templates()
+        .into_iter()
+        .map(|(server, t)| json!({"server": server, "template": t}))
+        .collect();
+    let withheld: Vec<Value> = withheld
+        .into_iter()
+        .map(|w| json!({"name": w.name, "server": w.server, "change": w.change, "why": w.change.describe()}))
+        .collect();
+    json!({
+        "servers": servers,
+        "tools": tools,
+        "prompts": prompts,
+        "resources": resources,
+        "templates": templates,
+        "withheld": withheld,
+        "chat": state.chat.as_ref().map(|c| json!({"model": c.model(), "session": c.session()})),
+    })
+}
+
+/// The saved chat sessions.
+pub(crate) fn sessions(state: &State) -> Value {
+    match &state.chat {
+        Some(chat) => json!(chat.sessions()),
+        None => json!([]),
+    }
+}
+
+/// A POST to `path` with `body`; `None` for a path that is not the API's.
+pub(crate) async fn post(state: &State, path: &str, body: &Value) -> Option<(StatusCode, Value)> {
+    let mounts = &state.mounts;
+    let arguments = || body["arguments"].as_object().cloned();
+    let string = |key: &str| body[key].as_str().unwrap_or_default().to_owned();
+    let answer = |result: Result<Value, String>| match result {
+        Ok(value) => (StatusCode::OK, value),
+        Err(error) => (StatusCode::UNPROCESSABLE_ENTITY, json!({"error": error})),
+    };
+    Some(match path {
+        "/api/call" => answer(
+            mounts
+                .call_tool(&string("name"), arguments())
+                .await
+                .map(|r| json!(r))
+                .map_err(|e| e.to_string()),
+        ),
+        "/api/read" => {
+            // An app reads from the server of the tool it is shown with.
+            let owner = body["tool"].as_str().and_then(|t| mounts.server_of_tool(t));
+            let server = body["server"].as_str().or(owner.as_deref());
+            answer(
+                mounts
+                    .read_resource(&string("uri"), server)
+                    .await
+                    .map(|r| json!(r))
+                    .map_err(|e| e.to_string()),
+            )
+        }
+        "/api/prompt" => answer(
+            mounts
+                .get_prompt(&string("name"), arguments())
+                .await
+                .map(|r| json!(r))
+                .map_err(|e| e.to_string()),
+        ),
+        "/api/app-call" => answer(
+            crate::apps::call(
+                mounts,
+                &state.approvals,
+                &string("tool"),
+                &string("name"),
+                arguments(),
+            )
+            .await
+            .map(|r| json!(r)),
+        ),
+        "/api/answer" => {
+            let id = body["id"].as_u64().unwrap_or_default();
+            match state.questions.answer(id, body) {
+                Ok(()) => (StatusCode::OK, json!({})),
+                Err(Unanswerable::NoSuchQuestion) => (
+                    StatusCode::CONFLICT,
+                    json!({"error": "that question is no longer open (answered elsewhere?)"}),
+                ),
+                Err(Unanswerable::Malformed(why)) => {
+                    (StatusCode::BAD_REQUEST, json!({"error": why}))
+                }
+            }
+        }
+        "/api/chat" | "/api/chat/cancel" | "/api/sessions/resume" => {
+            let Some(chat) = &state.chat else {
+                return Some((
+                    StatusCode::CONFLICT,
+                    json!({"error": "no model is configured; start prise ui with -m PROVIDER:MODEL or a \"model\" section"}),
+                ));
+            };
+            match path {
+                "/api/chat" => match chat.ask(string("prompt")) {
+                    Ok(()) => (StatusCode::ACCEPTED, json!({})),
+                    Err(crate::chat::Busy::Answering) => (
+                        StatusCode::CONFLICT,
+                        json!({"error": "a question is being answered; wait or cancel it"}),
+                    ),
+                },
+                "/api/chat/cancel" => {
+                    chat.cancel();
+                    (StatusCode::OK, json!({}))
+                }
+                _ => answer(chat.resume(body["id"].as_str()).await),
+            }
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,74 @@
+//! `prise ui`: the local web page of `prise-ui`, started here and nothing more: the
+//! page answers the servers' questions and the approval policy's, sees every message
+//! of the mounts (their trace), and chats with the configured model.
+
+use std::sync::Arc;
+
+use prise_agent::Agent;
+use prise_mcp::Mounts;
+
+use crate::cli::UiArgs;
+use crate::commands::mounted::{Servers, Wanted, report};
+use crate::commands::run::{agent_options, model, model_spec};
+use crate::failure::Failure;
+
+/// Mounts every server, serves the page until Ctrl-C, then ends the servers.
+pub async fn run(servers: Servers, args: UiArgs) -> Result<(), Failure> {
+    let model_name = model_spec(&args.agent, servers.config.as_ref())?.to_string();
+    let model = model(&args.agent, servers.config.as_ref())?;
+    let options = agent_options(servers.config.as_ref(), &args.agent);
+    let approval = options.approval.clone();
+    let host = args.listen.as_deref().unwrap_or("127.0.0.1");
+    let listener = tokio::net::TcpListener::bind((host, args.port))
+        .await
+        .map_err(|e| {
+            Failure::usage(
+                format!("cannot serve the page on {host}:{}: {e}", args.port),
+                "choose another --port (0 picks a free one)".to_owned(),
+            )
+        })?;
+    let mut page = prise_ui::Page::new(listener, host)?;
+    let mounts = servers
+        .start(Wanted::All, |sources, options| {
+            Mounts::start(sources, page.mount_options(options))
+        })
+        .await?;
+    let mounts = Arc::new(report(mounts));
+    let agent = Agent::new(model, mounts.clone(), options).with_approver(page.approver());
+    let url = page.url();
+    eprintln!("prise ui: {url}");
+    if !args.no_open {
+        open_in_browser(&url);
+    }
+    page.serve(
+        mounts,
+        Some((agent, model_name)),
+        approval,
+        std::future::pending(),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Opens `url` in the person's browser; where none can be started, the printed URL
+/// is the way in.
+fn open_in_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let started = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match started {
+        // Reaped on a thread of its own, so that it leaves no zombie behind.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+        }
+        Err(e) => eprintln!("could not open a browser ({opener}: {e}); open the URL above"),
+    }
+}
