@@ -264,7 +264,7 @@ function onAgent(event) {
       answering = null;
       const result = el('div', { class: 'call-result muted', text: 'running…' });
       const node = el('details', { class: 'call', 'data-tool': event.tool },
-        el('summary', {}, '🔧 ', el('code', { text: event.tool }), el('span', { class: 'muted', text: ` ${JSON.stringify(event.arguments)}` })),
+        el('summary', {}, 'tool ', el('code', { text: event.tool }), el('span', { class: 'muted', text: ` ${JSON.stringify(event.arguments)}` })),
         el('h4', { text: 'Arguments' }), tree(event.arguments), el('h4', { text: 'Result' }), result);
       calls.set(event.id, { node, result, arguments: event.arguments, tool: event.tool });
       chatLog().append(node);
