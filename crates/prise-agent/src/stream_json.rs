@@ -91,4 +91,3 @@ pub fn arguments(arguments: &str) -> serde_json::Value {
     serde_json::from_str(arguments)
         .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()))
 }
-

@@ -424,9 +424,9 @@ where
         serve_client_with_lifecycle(client, transport, lifecycle).await
     };
     let service = started.map_err(|e| Failed {
-            retry_with_initialize: probing && misunderstood_discover(&e),
-            cause: describe_init(e),
-        })?;
+        retry_with_initialize: probing && misunderstood_discover(&e),
+        cause: describe_init(e),
+    })?;
     let catalog = list(&service).await.map_err(Failed::new)?;
     // A server that asked for roots while starting (server-filesystem does, on
     // `initialized`) switches to them some time after reading the answer: it checks

@@ -92,6 +92,8 @@ pub(crate) struct Live {
     pub shared: Arc<Shared>,
     /// Set by `close`, so that the supervisor does not restart what is being stopped.
     pub closing: AtomicBool,
+    /// Set by [`Mount::restart`]: the exit that follows is asked for, not a crash.
+    pub restart_asked: AtomicBool,
 }
 
 impl Live {
@@ -451,6 +453,23 @@ impl Mount {
         self.live.current().service.peer().clone()
     }
 
+    /// Starts the server's process again, for a person who asks (the web page's
+    /// restart): it is ended as `close` ends it, and its supervisor starts it at once,
+    /// without counting it against `maxRestarts`. Only stdio servers that restart
+    /// (`"restart"` is not `"never"`) can be; the error says why another cannot.
+    pub async fn restart(&self) -> Result<(), String> {
+        let connection = self.live.current();
+        let (Some(child), Some(_)) = (&connection.child, &self.supervisor) else {
+            return Err(format!(
+                "{} cannot be restarted: only stdio servers whose \"restart\" is not \"never\" are",
+                self.name
+            ));
+        };
+        self.live.restart_asked.store(true, Ordering::Release);
+        child.terminate(TERMINATE_GRACE).await;
+        Ok(())
+    }
+
     /// The handler that answers the server's questions.
     pub(crate) fn client(&self) -> Client {
         self.live.current().service.service().clone()
@@ -776,6 +795,7 @@ impl Live {
             connection: RwLock::new(Arc::new(connection)),
             shared,
             closing: AtomicBool::new(false),
+            restart_asked: AtomicBool::new(false),
         })
     }
 

@@ -470,6 +470,15 @@ impl Mounts {
         resource_owner(self.mounts.iter(), uri)
     }
 
+    /// Starts the stdio server `name` again (see [`Mount::restart`]); its new
+    /// process is ready when [`MountEvent::Ready`] says so.
+    pub async fn restart(&self, name: &str) -> Result<(), String> {
+        match self.mounts.iter().find(|m| m.name() == name) {
+            Some(mount) => mount.restart().await,
+            None => Err(format!("no mounted server is named {name}")),
+        }
+    }
+
     /// Closes every mount at once, ending their processes.
     pub async fn close(self) {
         let mut tasks = tokio::task::JoinSet::new();

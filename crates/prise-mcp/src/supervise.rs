@@ -48,11 +48,16 @@ async fn supervise(server: Server, options: MountOptions, client: Client, live: 
         if live.closing.load(Ordering::Acquire) {
             return;
         }
-        if up_since.elapsed() >= HEALTHY_AFTER {
+        let asked = live.restart_asked.swap(false, Ordering::AcqRel);
+        if up_since.elapsed() >= HEALTHY_AFTER || asked {
             restarts = 0;
         }
         let status = status.map_or_else(|| "unknown status".to_owned(), |s| s.to_string());
-        tracing::warn!(server = %server.name, "exited ({status})");
+        if asked {
+            tracing::info!(server = %server.name, "restarting, as asked");
+        } else {
+            tracing::warn!(server = %server.name, "exited ({status})");
+        }
         loop {
             if restarts >= max_restarts {
                 let error = format!(
@@ -65,7 +70,12 @@ async fn supervise(server: Server, options: MountOptions, client: Client, live: 
                 return;
             }
             restarts += 1;
-            let delay = backoff(restarts);
+            // Asked for: at once, the first attempt only.
+            let delay = if asked && restarts == 1 {
+                Duration::ZERO
+            } else {
+                backoff(restarts)
+            };
             let _ = events.send(MountEvent::Restarting {
                 server: server.name.clone(),
                 attempt: restarts,

@@ -40,7 +40,10 @@ function chosen(list, item) {
 }
 
 // ---- Servers
+let shownServer = null;
 function showServers() {
+  const shown = state.servers.find((s) => s.name === shownServer);
+  if (shown) showServer(shown);
   const body = $('#server-table tbody');
   body.replaceChildren(...state.servers.map((server) => {
     const offers = ['tools', 'prompts', 'resources'].map((kind) => `${state[kind].filter((t) => t.server === server.name).length} ${kind}`).join(', ');
@@ -55,32 +58,29 @@ function showServers() {
 }
 
 function showServer(server) {
+  shownServer = server.name;
   const info = server.serverInfo || {};
   $('#server-detail').replaceChildren(el('div', { class: 'detail' },
     el('h2', { text: server.name }),
     info.name ? el('p', { text: `${info.name} ${info.version || ''}` }) : null,
-    server.pid ? el('p', { class: 'muted', text: `process ${server.pid}` }) : null,
+    server.pid ? el('p', { class: 'muted pid', text: `process ${server.pid}` }) : null,
+    server.transport === 'stdio' ? el('button', { class: 'restart', text: 'Restart', onclick: async (event) => {
+      event.target.disabled = true;
+      try { await post('/api/restart', { server: server.name }); } catch (e) { event.target.after(failure(e.message)); }
+    } }) : null,
     server.error ? failure(server.error) : null,
     server.instructions ? el('div', {}, el('h3', { text: 'Instructions' }), markdownNode(server.instructions)) : null,
     el('h3', { text: 'Last lines of stderr' }),
     server.stderr?.length ? el('pre', { class: 'stderr', text: server.stderr.join('\n') }) : el('p', { class: 'muted', text: 'nothing written' })));
 }
 
-// ---- Tools
-function words(text) {
-  return String(text || '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-}
-
+// ---- Tools: listed in mount order, or ranked by prise's tool search for a query
+let ranked = null; // the names in the order the search gave, or null for all
 function showTools() {
-  const query = words($('#tool-search').value);
-  const scored = state.tools.map((t) => {
-    const hay = words(`${t.name.replace(/[_-]+/g, ' ')} ${t.tool.title || ''} ${t.tool.description || ''} ${t.server}`);
-    const score = query.reduce((sum, q) => sum + hay.filter((w) => w.startsWith(q)).length, 0);
-    return { t, score };
-  }).filter(({ score }) => !query.length || score > 0);
-  if (query.length) scored.sort((a, b) => b.score - a.score);
+  const order = ranked ?? state.tools.map((t) => t.name);
+  const tools = order.map((name) => state.tools.find((t) => t.name === name)).filter(Boolean);
   const list = $('#tool-list');
-  list.replaceChildren(...scored.map(({ t }) => {
+  list.replaceChildren(...tools.map((t) => {
     const item = el('li', { 'data-tool': t.name, onclick: () => { chosen(list, item); showTool(t); } },
       t.name, el('small', { text: t.tool.description || '' }));
     return item;
@@ -89,7 +89,18 @@ function showTools() {
     list.append(el('li', { class: 'withheld', title: w.why }, `${w.name} (withheld)`, el('small', { text: `${w.why}; \`prise trust ${w.server}\` shows it` })));
   }
 }
-$('#tool-search').addEventListener('input', showTools);
+
+let searching = 0;
+async function searchTools() {
+  const query = $('#tool-search').value.trim();
+  const mine = ++searching;
+  if (!query) { ranked = null; showTools(); return; }
+  const response = await fetch(`/api/search?q=${encodeURIComponent(query)}`);
+  if (!response.ok || mine !== searching) return;
+  ranked = (await response.json()).map((found) => found.name);
+  showTools();
+}
+$('#tool-search').addEventListener('input', () => searchTools().catch(() => {}));
 
 function showTool(t) {
   const tool = t.tool;

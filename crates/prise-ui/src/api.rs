@@ -64,10 +64,14 @@ fn event_json(event: MountEvent) -> Option<Value> {
             server,
             outgoing,
             message,
-        } => Some(json!({"kind": "trace", "server": server, "outgoing": outgoing, "message": *message})),
-        MountEvent::Ready { server: s, elapsed } => {
-            server(&s, "ready", json!({"startupMs": elapsed.as_secs_f64() * 1e3}))
-        }
+        } => Some(
+            json!({"kind": "trace", "server": server, "outgoing": outgoing, "message": *message}),
+        ),
+        MountEvent::Ready { server: s, elapsed } => server(
+            &s,
+            "ready",
+            json!({"startupMs": elapsed.as_secs_f64() * 1e3}),
+        ),
         MountEvent::Failed { server: s, error } => server(&s, "failed", json!({"error": error})),
         MountEvent::Restarting {
             server: s,
@@ -124,7 +128,11 @@ pub(crate) fn state(state: &State) -> Value {
             let mount = mounts.mounts().iter().find(|m| m.name() == name);
             let info = mount.and_then(|m| m.peer_info());
             let (status, error, stderr) = match server_state {
-                ServerState::Ready => ("ready", None, mount.map(|m| m.stderr_tail()).unwrap_or_default()),
+                ServerState::Ready => (
+                    "ready",
+                    None,
+                    mount.map(|m| m.stderr_tail()).unwrap_or_default(),
+                ),
                 ServerState::Failed(e) => ("failed", Some(e.cause), e.stderr_tail),
                 ServerState::Disabled => ("disabled", None, Vec::new()),
             };
@@ -179,6 +187,23 @@ pub(crate) fn state(state: &State) -> Value {
         "withheld": withheld,
         "chat": state.chat.as_ref().map(|c| json!({"model": c.model(), "session": c.session()})),
     })
+}
+
+/// The tools ranked for `query`, as `prise tools --search` ranks them: their names
+/// and scores, the best first.
+pub(crate) fn search(state: &State, query: &str) -> Value {
+    let tools = state.mounts.tools();
+    let index = prise_search::ToolIndex::new(
+        tools
+            .iter()
+            .map(|t| (t.name.as_str(), t.server.as_str(), &t.tool)),
+    );
+    let found: Vec<Value> = index
+        .search(query, tools.len())
+        .into_iter()
+        .map(|f| json!({"name": f.name, "score": f.score}))
+        .collect();
+    json!(found)
 }
 
 /// The saved chat sessions.
@@ -236,6 +261,7 @@ pub(crate) async fn post(state: &State, path: &str, body: &Value) -> Option<(Sta
             .await
             .map(|r| json!(r)),
         ),
+        "/api/restart" => answer(mounts.restart(&string("server")).await.map(|()| json!({}))),
         "/api/answer" => {
             let id = body["id"].as_u64().unwrap_or_default();
             match state.questions.answer(id, body) {

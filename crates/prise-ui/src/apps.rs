@@ -168,7 +168,9 @@ pub(crate) async fn call(
         .ok_or_else(|| format!("server {server} has no tool named {name}"))?;
     let json = serde_json::to_value(&callee.tool).unwrap_or_default();
     if !visible_to_apps(&json) {
-        return Err(format!("{exposed} is not offered to apps (its visibility leaves them out)"));
+        return Err(format!(
+            "{exposed} is not offered to apps (its visibility leaves them out)"
+        ));
     }
     let read_only = callee
         .tool
@@ -205,7 +207,10 @@ mod tests {
             resource_of(&json!({"_meta": {"ui/resourceUri": "ui://a/c"}})).as_deref(),
             Some("ui://a/c")
         );
-        assert_eq!(resource_of(&json!({"_meta": {"ui": {"resourceUri": "https://x"}}})), None);
+        assert_eq!(
+            resource_of(&json!({"_meta": {"ui": {"resourceUri": "https://x"}}})),
+            None
+        );
         assert_eq!(resource_of(&json!({"name": "t"})), None);
     }
 
@@ -221,10 +226,19 @@ mod tests {
             "resourceDomains": ["https://*.cdn.example", "javascript:alert(1)"],
         });
         let some = csp(&declared, &ancestors);
-        assert!(some.contains("connect-src https://api.example.com;"), "{some}");
-        assert!(some.contains("script-src 'unsafe-inline' https://*.cdn.example;"), "{some}");
+        assert!(
+            some.contains("connect-src https://api.example.com;"),
+            "{some}"
+        );
+        assert!(
+            some.contains("script-src 'unsafe-inline' https://*.cdn.example;"),
+            "{some}"
+        );
         assert!(!some.contains("script-src *"), "{some}");
         assert!(!some.contains("javascript"), "{some}");
-        assert!(some.contains("frame-ancestors http://127.0.0.1:1;"), "{some}");
+        assert!(
+            some.contains("frame-ancestors http://127.0.0.1:1;"),
+            "{some}"
+        );
     }
 }

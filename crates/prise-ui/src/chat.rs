@@ -35,7 +35,9 @@ impl Chat {
         let forwarded = hub.clone();
         tokio::spawn(async move {
             while let Some(event) = events.recv().await {
-                forwarded.send(json!({"kind": "agent", "event": prise_agent::stream_json::event(&event)}));
+                forwarded.send(
+                    json!({"kind": "agent", "event": prise_agent::stream_json::event(&event)}),
+                );
             }
         });
         let session = match Session::open(None, false, &model) {

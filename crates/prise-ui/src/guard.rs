@@ -64,7 +64,11 @@ impl Guard {
     /// The checks for a page at `port` on `listen` (a host or address), with a fresh
     /// random token.
     pub fn new(listen: &str, port: u16) -> Guard {
-        let mut names = vec!["127.0.0.1".to_owned(), "localhost".to_owned(), "[::1]".to_owned()];
+        let mut names = vec![
+            "127.0.0.1".to_owned(),
+            "localhost".to_owned(),
+            "[::1]".to_owned(),
+        ];
         if !names.iter().any(|n| n == listen) && listen != "::1" {
             names.push(if listen.contains(':') {
                 format!("[{listen}]")
@@ -172,7 +176,12 @@ fn random_token() -> String {
 mod tests {
     use super::*;
 
-    fn request(host: &str, origin: Option<&str>, cookie: Option<&str>, uri: &str) -> http::Request<()> {
+    fn request(
+        host: &str,
+        origin: Option<&str>,
+        cookie: Option<&str>,
+        uri: &str,
+    ) -> http::Request<()> {
         let mut builder = http::Request::builder().uri(uri).header("host", host);
         if let Some(origin) = origin {
             builder = builder.header("origin", origin);
@@ -190,11 +199,21 @@ mod tests {
         assert_eq!(token.len(), 64);
         let cookie = format!("other=1; {COOKIE}={token}");
         assert_eq!(
-            guard.check(&request("127.0.0.1:8080", None, Some(&cookie), "/api/state")),
+            guard.check(&request(
+                "127.0.0.1:8080",
+                None,
+                Some(&cookie),
+                "/api/state"
+            )),
             Ok(Passed::Cookie)
         );
         assert_eq!(
-            guard.check(&request("localhost:8080", None, None, &format!("/?token={token}"))),
+            guard.check(&request(
+                "localhost:8080",
+                None,
+                None,
+                &format!("/?token={token}")
+            )),
             Ok(Passed::Query)
         );
         assert_eq!(
@@ -217,7 +236,12 @@ mod tests {
         );
         for origin in ["http://evil.example", "null", "http://127.0.0.1:9999"] {
             assert_eq!(
-                guard.check(&request("127.0.0.1:8080", Some(origin), Some(&cookie), "/api/call")),
+                guard.check(&request(
+                    "127.0.0.1:8080",
+                    Some(origin),
+                    Some(&cookie),
+                    "/api/call"
+                )),
                 Err(Refusal::ForeignOrigin),
                 "{origin}"
             );

@@ -67,7 +67,10 @@ impl Hub {
     /// What is kept, then everything from now on.
     pub fn subscribe(&self) -> (Vec<Event>, broadcast::Receiver<Event>) {
         let kept = self.inner.kept.lock().unwrap_or_else(|e| e.into_inner());
-        (kept.events.iter().cloned().collect(), self.inner.live.subscribe())
+        (
+            kept.events.iter().cloned().collect(),
+            self.inner.live.subscribe(),
+        )
     }
 }
 

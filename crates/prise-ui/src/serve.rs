@@ -104,17 +104,31 @@ async fn handle(state: &Arc<State>, request: Request<Incoming>) -> Response<Body
             "/api/state" => return json(StatusCode::OK, api::state(state)),
             "/api/sessions" => return json(StatusCode::OK, api::sessions(state)),
             "/app" => return app(state, request.uri().query().unwrap_or_default()).await,
+            "/api/search" => {
+                let query = query_value(request.uri().query(), "q");
+                return json(StatusCode::OK, api::search(state, &query));
+            }
             _ => {}
         }
     }
     if method == Method::POST {
         let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
             Ok(body) => body.to_bytes(),
-            Err(_) => return text(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large"),
+            Err(_) => {
+                return text(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "the request body is too large",
+                );
+            }
         };
         let body: serde_json::Value = match serde_json::from_slice(&body) {
             Ok(body) => body,
-            Err(e) => return text(StatusCode::BAD_REQUEST, &format!("the body is not JSON: {e}")),
+            Err(e) => {
+                return text(
+                    StatusCode::BAD_REQUEST,
+                    &format!("the body is not JSON: {e}"),
+                );
+            }
         };
         if let Some((status, answer)) = api::post(state, &path, &body).await {
             return json(status, answer);
@@ -125,12 +139,7 @@ async fn handle(state: &Arc<State>, request: Request<Incoming>) -> Response<Body
 
 /// An MCP App's page, for its sandboxed frame.
 async fn app(state: &State, query: &str) -> Response<Body> {
-    let tool = query
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(name, _)| *name == "tool")
-        .map(|(_, value)| percent_decoded(value))
-        .unwrap_or_default();
+    let tool = query_value(Some(query), "tool");
     match crate::apps::page(&state.mounts, &tool, state.guard.origins()).await {
         Ok(page) => Response::builder()
             .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
@@ -162,9 +171,10 @@ fn events(state: &Arc<State>) -> Response<Body> {
             let frame = match next {
                 Err(_) => Bytes::from_static(b": alive\n\n"),
                 Ok(Ok(event)) => sse(Some(event.id), &event.json),
-                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(skipped))) => {
-                    sse(None, &serde_json::json!({"kind": "skipped", "count": skipped}).to_string())
-                }
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(skipped))) => sse(
+                    None,
+                    &serde_json::json!({"kind": "skipped", "count": skipped}).to_string(),
+                ),
                 Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
             };
             return Some((Ok(Frame::data(frame)), live));
@@ -186,13 +196,27 @@ fn sse(id: Option<u64>, json: &str) -> Bytes {
     }
 }
 
+/// The value of `name` in a URL's query, decoded; empty when absent.
+fn query_value(query: Option<&str>, name: &str) -> String {
+    query
+        .unwrap_or_default()
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| percent_decoded(value))
+        .unwrap_or_default()
+}
+
 fn percent_decoded(text: &str) -> String {
     let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let pair = (bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex));
+        let pair = (
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        );
         match (bytes[i], pair) {
             (b'%', (Some(high), Some(low))) => {
                 out.push(high << 4 | low);

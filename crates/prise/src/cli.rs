@@ -365,8 +365,10 @@ pub struct ChatArgs {
 
 /// Arguments of `prise ui`.
 #[derive(Debug, Args)]
-#[command(after_help = "The page's URL, with a token for this run, is printed on stderr; \
-only requests that carry it are served.")]
+#[command(
+    after_help = "The page's URL, with a token for this run, is printed on stderr; \
+only requests that carry it are served."
+)]
 pub struct UiArgs {
     #[command(flatten)]
     pub agent: AgentArgs,

@@ -226,18 +226,75 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
     text_of(c, "#server-table tbody", "everything").await;
     text_of(c, "#server-table tbody", "apps").await;
     screenshot(c, "servers").await;
+    // A server restarted from the page comes back as another process.
+    click(c, "#server-table tr[data-server=apps]").await;
+    let before = element(c, "#server-detail .pid")
+        .await
+        .text()
+        .await
+        .unwrap();
+    click(c, "#server-detail button.restart").await;
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let now = c.find(Locator::Css("#server-detail .pid")).await;
+        let now = match now {
+            Ok(found) => found.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if now.starts_with("process ") && now != before {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "apps is still {before}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
-    call_from_form(c, "everything__echo", &[("message", "hello from the browser")]).await;
-    text_of(c, "#tool-detail .call-result", "Echo: hello from the browser").await;
+    // The search ranks as `prise tools --search` does.
+    click(c, "#tabs button[data-tab=tools]").await;
+    element(c, "#tool-search")
+        .await
+        .send_keys("add two numbers")
+        .await
+        .unwrap();
+    text_of(c, "#tool-list li:first-child", "everything__get-sum").await;
+    element(c, "#tool-search").await.clear().await.unwrap();
+    c.execute(
+        "document.querySelector('#tool-search').dispatchEvent(new Event('input'))",
+        vec![],
+    )
+    .await
+    .unwrap();
+    element(c, "#tool-list li[data-tool=\"apps__increment\"]").await;
+
+    call_from_form(
+        c,
+        "everything__echo",
+        &[("message", "hello from the browser")],
+    )
+    .await;
+    text_of(
+        c,
+        "#tool-detail .call-result",
+        "Echo: hello from the browser",
+    )
+    .await;
     screenshot(c, "tool-call").await;
 
     call_from_form(c, "everything__get-tiny-image", &[]).await;
     element(c, "#tool-detail .call-result img").await;
     let width = c
-        .execute("return document.querySelector('#tool-detail .call-result img').naturalWidth", vec![])
+        .execute(
+            "return document.querySelector('#tool-detail .call-result img').naturalWidth",
+            vec![],
+        )
         .await
         .unwrap();
-    assert!(width.as_u64().unwrap() > 0, "the tiny image did not load: {width}");
+    assert!(
+        width.as_u64().unwrap() > 0,
+        "the tiny image did not load: {width}"
+    );
 
     click(c, "#tabs button[data-tab=resources]").await;
     click(c, "#resource-list li[data-uri=\"image://fixture/dot.png\"]").await;
@@ -255,7 +312,10 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
     screenshot(c, "elicitation").await;
     click(c, ".question.elicitation button[type=submit]").await;
     text_of(c, "#tool-detail .call-result", "Ada Lovelace").await;
-    assert!(c.find(Locator::Css(".question")).await.is_err(), "the form stays open");
+    assert!(
+        c.find(Locator::Css(".question")).await.is_err(),
+        "the form stays open"
+    );
 
     // An MCP App: rendered in its frame, fed the tool's input and result, its own
     // tool call asked for approval.
@@ -275,15 +335,36 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
     text_of(c, ".question.approval h3", "increment").await;
     screenshot(c, "app-approval").await;
     click(c, ".question.approval button.allow").await;
-    element(c, "#tool-detail iframe.app").await.enter_frame().await.unwrap();
+    element(c, "#tool-detail iframe.app")
+        .await
+        .enter_frame()
+        .await
+        .unwrap();
     text_of(c, "#count", "42").await;
     text_of(c, "#status", "incremented").await;
     click(c, "#plus").await;
     c.enter_parent_frame().await.unwrap();
     click(c, ".question.approval button.deny").await;
-    element(c, "#tool-detail iframe.app").await.enter_frame().await.unwrap();
-    text_of(c, "#status", "refused: apps__increment was not run: declined by the user").await;
-    assert_eq!(c.find(Locator::Css("#count")).await.unwrap().text().await.unwrap(), "42");
+    element(c, "#tool-detail iframe.app")
+        .await
+        .enter_frame()
+        .await
+        .unwrap();
+    text_of(
+        c,
+        "#status",
+        "refused: apps__increment was not run: declined by the user",
+    )
+    .await;
+    assert_eq!(
+        c.find(Locator::Css("#count"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "42"
+    );
     c.enter_parent_frame().await.unwrap();
     screenshot(c, "app").await;
 
@@ -291,13 +372,23 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
     click(c, "#tabs button[data-tab=trace]").await;
     let trace = text_of(c, "#trace-list", "tools/call").await;
     assert!(trace.contains("→") && trace.contains("←"), "{trace}");
-    assert!(trace.contains("initialize"), "the trace begins with the handshake: {trace}");
-    element(c, "#trace-filter").await.send_keys("elicitation/create").await.unwrap();
+    assert!(
+        trace.contains("initialize"),
+        "the trace begins with the handshake: {trace}"
+    );
+    element(c, "#trace-filter")
+        .await
+        .send_keys("elicitation/create")
+        .await
+        .unwrap();
     let shown = c
         .execute("return [...document.querySelectorAll('#trace-list li')].filter(li => !li.hidden).length", vec![])
         .await
         .unwrap();
-    assert!(matches!(shown.as_u64(), Some(1..=3)), "the filter shows the elicitation only: {shown}");
+    assert!(
+        matches!(shown.as_u64(), Some(1..=3)),
+        "the filter shows the elicitation only: {shown}"
+    );
     browser.close().await;
     drop(ui);
 }
@@ -310,7 +401,11 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
     let home = tempfile::tempdir().unwrap();
     configure(home.path(), json!({"approval": {"allowReadOnly": false}}));
     let model = ScriptedModel::start(vec![
-        Scripted::tool_call("c1", "everything__echo", json!({"message": "from the model"})),
+        Scripted::tool_call(
+            "c1",
+            "everything__echo",
+            json!({"message": "from the model"}),
+        ),
         Scripted::answer("The server said **Echo: from the model**."),
     ])
     .await;
@@ -323,7 +418,11 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
     c.goto(&format!("{}#chat", ui.url)).await.unwrap();
     element(c, "body[data-ready=true]").await;
     text_of(c, "#chat-model", "fake").await;
-    element(c, "#chat-input").await.send_keys("Echo something").await.unwrap();
+    element(c, "#chat-input")
+        .await
+        .send_keys("Echo something")
+        .await
+        .unwrap();
     click(c, "#chat-send").await;
     text_of(c, ".question.approval h3", "echo").await;
     click(c, ".question.approval button.allow").await;
@@ -338,7 +437,12 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
     // What the model was sent: the tool's result, after the person allowed it.
     let requests = model.requests();
     assert_eq!(requests.len(), 2, "{:?}", ui.stderr.lock().unwrap());
-    assert!(requests[1].tool_results().iter().any(|r| r.contains("Echo: from the model")));
+    assert!(
+        requests[1]
+            .tool_results()
+            .iter()
+            .any(|r| r.contains("Echo: from the model"))
+    );
 
     // A second tab sees the same conversation.
     let tab = c.new_window(true).await.unwrap();
@@ -380,9 +484,20 @@ fn requests_without_the_token_or_from_elsewhere_are_refused() {
     let host = origin.trim_start_matches("http://").to_owned();
     let cookie = format!("prise_ui={}", ui.token());
     for path in ["/", "/api/state", "/api/events", "/assets/app.js"] {
-        assert_eq!(status_of(&origin, path, &[("Host", host.clone())]), 401, "{path}");
         assert_eq!(
-            status_of(&origin, path, &[("Host", "evil.example".to_owned()), ("Cookie", cookie.clone())]),
+            status_of(&origin, path, &[("Host", host.clone())]),
+            401,
+            "{path}"
+        );
+        assert_eq!(
+            status_of(
+                &origin,
+                path,
+                &[
+                    ("Host", "evil.example".to_owned()),
+                    ("Cookie", cookie.clone())
+                ]
+            ),
             403,
             "{path} with a foreign Host"
         );
@@ -391,16 +506,31 @@ fn requests_without_the_token_or_from_elsewhere_are_refused() {
                 status_of(
                     &origin,
                     path,
-                    &[("Host", host.clone()), ("Cookie", cookie.clone()), ("Origin", foreign.to_owned())]
+                    &[
+                        ("Host", host.clone()),
+                        ("Cookie", cookie.clone()),
+                        ("Origin", foreign.to_owned())
+                    ]
                 ),
                 403,
                 "{path} from {foreign}"
             );
         }
     }
-    assert_eq!(status_of(&origin, "/api/state", &[("Host", host.clone()), ("Cookie", cookie.clone())]), 200);
     assert_eq!(
-        status_of(&origin, "/api/state", &[("Host", host.clone()), ("Cookie", "prise_ui=0".to_owned())]),
+        status_of(
+            &origin,
+            "/api/state",
+            &[("Host", host.clone()), ("Cookie", cookie.clone())]
+        ),
+        200
+    );
+    assert_eq!(
+        status_of(
+            &origin,
+            "/api/state",
+            &[("Host", host.clone()), ("Cookie", "prise_ui=0".to_owned())]
+        ),
         401
     );
 }
