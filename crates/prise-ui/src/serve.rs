@@ -166,19 +166,16 @@ fn events(state: &Arc<State>) -> Response<Body> {
         )
         .collect();
     let live = futures::stream::unfold(live, |mut live| async move {
-        loop {
-            let next = tokio::time::timeout(KEEP_ALIVE, live.recv()).await;
-            let frame = match next {
-                Err(_) => Bytes::from_static(b": alive\n\n"),
-                Ok(Ok(event)) => sse(Some(event.id), &event.json),
-                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(skipped))) => sse(
-                    None,
-                    &serde_json::json!({"kind": "skipped", "count": skipped}).to_string(),
-                ),
-                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
-            };
-            return Some((Ok(Frame::data(frame)), live));
-        }
+        let frame = match tokio::time::timeout(KEEP_ALIVE, live.recv()).await {
+            Err(_) => Bytes::from_static(b": alive\n\n"),
+            Ok(Ok(event)) => sse(Some(event.id), &event.json),
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(skipped))) => sse(
+                None,
+                &serde_json::json!({"kind": "skipped", "count": skipped}).to_string(),
+            ),
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
+        };
+        Some((Ok(Frame::data(frame)), live))
     });
     let stream = futures::StreamExt::chain(futures::stream::iter(first), live);
     Response::builder()
