@@ -139,7 +139,7 @@ function showResources() {
   }));
   const templates = $('#template-list');
   templates.replaceChildren(...state.templates.map(({ server, template }) => {
-    const item = el('li', { onclick: () => { chosen(templates, item); fillTemplate(server, template); } },
+    const item = el('li', { 'data-template': template.uriTemplate, onclick: () => { chosen(templates, item); fillTemplate(server, template); } },
       template.title || template.name, el('small', { text: template.uriTemplate }));
     return item;
   }));
@@ -186,13 +186,13 @@ function fillTemplate(server, template) {
 function showPrompts() {
   const list = $('#prompt-list');
   list.replaceChildren(...state.prompts.map((p) => {
-    const item = el('li', { onclick: () => { chosen(list, item); showPrompt(p); } }, p.name, el('small', { text: p.prompt.description || '' }));
+    const item = el('li', { 'data-prompt': p.name, onclick: () => { chosen(list, item); showPrompt(p); } }, p.name, el('small', { text: p.prompt.description || '' }));
     return item;
   }));
 }
 
 function showPrompt(p) {
-  const preview = el('div');
+  const preview = el('div', { class: 'preview' });
   const form = schemaForm(promptSchema(p.prompt), {
     submit: 'Preview',
     onSubmit: async (values) => {

@@ -305,6 +305,38 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
         .unwrap();
     assert_eq!(width, json!(4), "the image resource is 4 pixels wide");
 
+    // A template filled in, and a prompt's messages previewed.
+    click(
+        c,
+        "#template-list li[data-template=\"demo://resource/dynamic/text/{resourceId}\"]",
+    )
+    .await;
+    element(c, "#resource-detail input[name=resourceId]")
+        .await
+        .send_keys("7")
+        .await
+        .unwrap();
+    click(c, "#resource-detail form.schema button[type=submit]").await;
+    text_of(
+        c,
+        "#resource-detail .contents",
+        "Resource 7: This is a plaintext resource",
+    )
+    .await;
+    click(c, "#tabs button[data-tab=prompts]").await;
+    click(
+        c,
+        "#prompt-list li[data-prompt=\"everything__args-prompt\"]",
+    )
+    .await;
+    element(c, "#prompt-detail input[name=city]")
+        .await
+        .send_keys("Lyon")
+        .await
+        .unwrap();
+    click(c, "#prompt-detail form.schema button[type=submit]").await;
+    text_of(c, "#prompt-detail .preview", "What's weather in Lyon").await;
+
     // A server's question is a form in the page.
     call_from_form(c, "everything__trigger-elicitation-request", &[]).await;
     let name = element(c, ".question.elicitation input[name=name]").await;
@@ -451,11 +483,54 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
     element(c, "body[data-ready=true]").await;
     text_of(c, "#chat-log .msg.user", "Echo something").await;
     text_of(c, "#chat-log .msg.assistant", "The server said").await;
+    let session = element(c, "#chat-model").await.text().await.unwrap();
+    let session = session.rsplit("session ").next().unwrap().to_owned();
+    drop(ui);
+
+    // Another run of the page resumes the saved session: its exchanges are shown, and
+    // the model is sent them with the next question.
+    let model = ScriptedModel::start(vec![Scripted::answer("Still here.")]).await;
+    let ui = Ui::start(
+        home.path(),
+        &["-m", "openai-compatible:fake", "--base-url", &model.url],
+    );
+    c.goto(&format!("{}#chat", ui.url)).await.unwrap();
+    element(c, "body[data-ready=true]").await;
+    element(c, &format!("#chat-sessions option[value=\"{session}\"]"))
+        .await
+        .click()
+        .await
+        .unwrap();
+    click(c, "#chat-resume").await;
+    text_of(c, "#chat-log .msg.user", "Echo something").await;
+    text_of(c, "#chat-model", &session).await;
+    element(c, "#chat-input")
+        .await
+        .send_keys("Are you there?")
+        .await
+        .unwrap();
+    click(c, "#chat-send").await;
+    text_of(c, "#chat-log", "Still here.").await;
+    let sent = model.requests()[0].body.to_string();
+    assert!(
+        sent.contains("Echo something") && sent.contains("Are you there?"),
+        "{sent}"
+    );
     browser.close().await;
 }
 
 /// One raw HTTP/1.1 GET, with `headers`; the status code.
 fn status_of(origin: &str, path: &str, headers: &[(&str, String)]) -> u16 {
+    let response = get(origin, path, headers);
+    response
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {response:?}"))
+}
+
+/// One raw HTTP/1.1 GET, with `headers`; the whole response.
+fn get(origin: &str, path: &str, headers: &[(&str, String)]) -> String {
     let address = origin.trim_start_matches("http://");
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     let mut request = format!("GET {path} HTTP/1.1\r\nConnection: close\r\n");
@@ -467,10 +542,6 @@ fn status_of(origin: &str, path: &str, headers: &[(&str, String)]) -> u16 {
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     response
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {response:?}"))
 }
 
 /// Requests without the token, with a foreign Host or from a foreign Origin are
@@ -525,6 +596,19 @@ fn requests_without_the_token_or_from_elsewhere_are_refused() {
         ),
         200
     );
+    // The page itself is served under a policy that loads nothing from elsewhere.
+    let page = get(
+        &origin,
+        "/",
+        &[("Host", host.clone()), ("Cookie", cookie.clone())],
+    );
+    let page = page.to_lowercase();
+    assert!(page.starts_with("http/1.1 200"), "{page}");
+    assert!(
+        page.contains("content-security-policy: default-src 'none'; script-src 'self';"),
+        "{page}"
+    );
+    assert!(page.contains("frame-ancestors 'none'"), "{page}");
     assert_eq!(
         status_of(
             &origin,
