@@ -69,13 +69,14 @@ impl Guard {
             "localhost".to_owned(),
             "[::1]".to_owned(),
         ];
-        if !names.iter().any(|n| n == listen) && listen != "::1" {
-            names.push(if listen.contains(':') {
-                format!("[{listen}]")
-            } else {
-                listen.to_owned()
-            });
-        }
+        let listen = if listen.contains(':') && !listen.starts_with('[') {
+            format!("[{listen}]")
+        } else {
+            listen.to_owned()
+        };
+        // The address bound to comes first: it is the one printed.
+        names.retain(|n| *n != listen);
+        names.insert(0, listen);
         let hosts: Vec<String> = names.iter().map(|n| format!("{n}:{port}")).collect();
         let origins = hosts.iter().map(|h| format!("http://{h}")).collect();
         Guard {

@@ -88,8 +88,7 @@ impl Page {
 
     /// The address to open, with the run's token.
     pub fn url(&self) -> String {
-        let port = self.listener.local_addr().map(|a| a.port()).unwrap_or(0);
-        format!("http://127.0.0.1:{port}/?token={}", self.guard.token())
+        format!("{}/?token={}", self.guard.origins()[0], self.guard.token())
     }
 
     /// Who answers the servers' questions: the page (every open tab).

@@ -618,3 +618,34 @@ fn requests_without_the_token_or_from_elsewhere_are_refused() {
         401
     );
 }
+
+/// A port already taken, or an address no browser can open, is a usage error that
+/// says what to change.
+#[test]
+fn a_page_that_cannot_be_served_is_a_usage_error() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join(".mcp.json"), r#"{"mcpServers": {}}"#).unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = common::prise(home.path())
+        .args(["ui", "--no-open", "--port", &port])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot serve the page on 127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--port"), "{stderr}");
+    let out = common::prise(home.path())
+        .args(["ui", "--no-open", "--listen", "0.0.0.0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--listen 0.0.0.0 names no address a browser can open"),
+        "{stderr}"
+    );
+}

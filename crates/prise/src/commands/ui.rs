@@ -19,6 +19,17 @@ pub async fn run(servers: Servers, args: UiArgs) -> Result<(), Failure> {
     let options = agent_options(servers.config.as_ref(), &args.agent);
     let approval = options.approval.clone();
     let host = args.listen.as_deref().unwrap_or("127.0.0.1");
+    // Requests must name the page's address in their Host header (DNS rebinding);
+    // "every address" is not one a browser can be pointed at.
+    if host
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_unspecified())
+    {
+        return Err(Failure::usage(
+            format!("--listen {host} names no address a browser can open"),
+            "give the address others reach this machine at, e.g. --listen 192.168.1.20".to_owned(),
+        ));
+    }
     let listener = tokio::net::TcpListener::bind((host, args.port))
         .await
         .map_err(|e| {
