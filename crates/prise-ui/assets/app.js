@@ -16,10 +16,17 @@ async function post(path, body) {
   return value;
 }
 
+// The state as the server has it. Refreshes can overlap (servers' news, the end of a
+// turn, a resumed session): only the latest one started is shown, so that an older
+// answer arriving late does not undo a newer one.
+let refreshes = 0;
 async function refresh() {
+  const mine = ++refreshes;
   const response = await fetch('/api/state');
   if (!response.ok) throw new Error(await response.text());
-  state = await response.json();
+  const fresh = await response.json();
+  if (mine !== refreshes) return;
+  state = fresh;
   showServers();
   showTools();
   showResources();
@@ -210,9 +217,10 @@ function showPrompt(p) {
 // ---- Trace
 const TRACE_KEPT = 2000;
 function traceSummary(message) {
-  if (message.method) return `${message.method}${message.id !== undefined ? ` #${message.id}` : ''}`;
+  const cut = message._prise ? ` (${message._prise})` : '';
+  if (message.method) return `${message.method}${message.id !== undefined ? ` #${message.id}` : ''}${cut}`;
   if (message.error) return `error #${message.id}: ${message.error.message}`;
-  return `result #${message.id}`;
+  return `result #${message.id}${cut}`;
 }
 
 function addTrace(event) {
@@ -320,13 +328,12 @@ function onChat(event) {
     $('#chat-cancel').disabled = true;
     $('#chat-send').disabled = !state.chat;
     chatLog().append(el('div', { class: 'turn-end' }));
-    if (event.kind === 'chat-end') refresh().catch(() => {});
+    refresh().catch(() => {});
   } else if (event.kind === 'chat-resumed') {
     answering = null;
     calls.clear();
     chatLog().replaceChildren(...event.exchanges.flatMap((x) => [el('div', { class: 'msg user', text: x.question }), el('div', { class: 'msg assistant' }, markdownNode(x.answer))]));
-    state.chat && (state.chat.session = event.session);
-    showChatHeader();
+    refresh().catch(() => {});
   }
   scrollChat();
 }

@@ -65,7 +65,7 @@ fn event_json(event: MountEvent) -> Option<Value> {
             outgoing,
             message,
         } => Some(
-            json!({"kind": "trace", "server": server, "outgoing": outgoing, "message": *message}),
+            json!({"kind": "trace", "server": server, "outgoing": outgoing, "message": traced(&message)}),
         ),
         MountEvent::Ready { server: s, elapsed } => server(
             &s,
@@ -116,6 +116,30 @@ fn event_json(event: MountEvent) -> Option<Value> {
             json!({"tool": tool, "task": task, "status": status, "message": message}),
         ),
     }
+}
+
+/// The largest message the trace keeps whole, in bytes of JSON; the page keeps
+/// thousands of events for the tabs that open later.
+const TRACED_WHOLE: usize = 64 * 1024;
+
+/// `message` for the trace: whole, or, past [`TRACED_WHOLE`], its method and id with
+/// its size (a 10 MB resource is not copied into every tab).
+fn traced(message: &Value) -> Value {
+    let size = message.to_string().len();
+    if size <= TRACED_WHOLE {
+        return message.clone();
+    }
+    let mut stub =
+        json!({"jsonrpc": "2.0", "_prise": format!("{size} bytes, too large for the trace")});
+    for key in ["id", "method"] {
+        if let Some(value) = message.get(key) {
+            stub[key] = value.clone();
+        }
+    }
+    if message.get("result").is_some() {
+        stub["result"] = json!({});
+    }
+    stub
 }
 
 /// The servers, what they offer, and whether there is a chat.
@@ -299,4 +323,27 @@ pub(crate) async fn post(state: &State, path: &str, body: &Value) -> Option<(Sta
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_large_message_is_traced_as_its_method_id_and_size() {
+        let small = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {}});
+        assert_eq!(traced(&small), small);
+        let large =
+            json!({"jsonrpc": "2.0", "id": 4, "result": {"text": "x".repeat(TRACED_WHOLE)}});
+        let stub = traced(&large);
+        assert_eq!(stub["id"], 4);
+        assert_eq!(stub["result"], json!({}));
+        assert!(
+            stub["_prise"]
+                .as_str()
+                .unwrap()
+                .contains("too large for the trace")
+        );
+        assert!(stub.to_string().len() < 200);
+    }
 }
