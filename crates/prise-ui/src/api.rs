@@ -238,42 +238,32 @@ pub(crate) fn sessions(state: &State) -> Value {
     }
 }
 
+/// What prise-mcp or prise-agent gave, for the page: the value itself, or 422 with
+/// `{"error": "..."}` (the page shows the message).
+fn answer<T: serde::Serialize, E: std::fmt::Display>(result: Result<T, E>) -> (StatusCode, Value) {
+    match result {
+        Ok(value) => (StatusCode::OK, json!(value)),
+        Err(error) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            json!({"error": error.to_string()}),
+        ),
+    }
+}
+
 /// A POST to `path` with `body`; `None` for a path that is not the API's.
 pub(crate) async fn post(state: &State, path: &str, body: &Value) -> Option<(StatusCode, Value)> {
     let mounts = &state.mounts;
     let arguments = || body["arguments"].as_object().cloned();
     let string = |key: &str| body[key].as_str().unwrap_or_default().to_owned();
-    let answer = |result: Result<Value, String>| match result {
-        Ok(value) => (StatusCode::OK, value),
-        Err(error) => (StatusCode::UNPROCESSABLE_ENTITY, json!({"error": error})),
-    };
     Some(match path {
-        "/api/call" => answer(
-            mounts
-                .call_tool(&string("name"), arguments())
-                .await
-                .map(|r| json!(r))
-                .map_err(|e| e.to_string()),
-        ),
+        "/api/call" => answer(mounts.call_tool(&string("name"), arguments()).await),
         "/api/read" => {
             // An app reads from the server of the tool it is shown with.
             let owner = body["tool"].as_str().and_then(|t| mounts.server_of_tool(t));
             let server = body["server"].as_str().or(owner.as_deref());
-            answer(
-                mounts
-                    .read_resource(&string("uri"), server)
-                    .await
-                    .map(|r| json!(r))
-                    .map_err(|e| e.to_string()),
-            )
+            answer(mounts.read_resource(&string("uri"), server).await)
         }
-        "/api/prompt" => answer(
-            mounts
-                .get_prompt(&string("name"), arguments())
-                .await
-                .map(|r| json!(r))
-                .map_err(|e| e.to_string()),
-        ),
+        "/api/prompt" => answer(mounts.get_prompt(&string("name"), arguments()).await),
         "/api/app-call" => answer(
             crate::apps::call(
                 mounts,
@@ -282,8 +272,7 @@ pub(crate) async fn post(state: &State, path: &str, body: &Value) -> Option<(Sta
                 &string("name"),
                 arguments(),
             )
-            .await
-            .map(|r| json!(r)),
+            .await,
         ),
         "/api/restart" => answer(mounts.restart(&string("server")).await.map(|()| json!({}))),
         "/api/answer" => {

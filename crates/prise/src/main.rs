@@ -5,6 +5,7 @@
 //! terminal or a script, and chooses the exit code.
 
 mod approver;
+mod browser;
 mod cli;
 mod commands;
 mod elicitor;

@@ -47,7 +47,7 @@ impl Show for Terminal {
     }
 
     fn show(&self, server: &str, url: &str) -> BoxFuture<'static, Option<String>> {
-        let opened = self.open_browser && open_browser(url);
+        let opened = self.open_browser && crate::browser::open(url);
         if opened {
             eprintln!("{server} needs you to sign in: your browser is opening at\n  {url}");
         } else {
@@ -91,38 +91,5 @@ struct CallOff;
 impl Drop for CallOff {
     fn drop(&mut self) {
         question::cancel_open();
-    }
-}
-
-/// Opens `url` in the person's browser: `$BROWSER`, else the desktop's opener.
-/// `false` when none could be started.
-fn open_browser(url: &str) -> bool {
-    let opener = std::env::var("BROWSER")
-        .ok()
-        .filter(|b| !b.trim().is_empty())
-        .unwrap_or_else(|| {
-            if cfg!(target_os = "macos") {
-                "open"
-            } else {
-                "xdg-open"
-            }
-            .to_owned()
-        });
-    let child = std::process::Command::new(&opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    match child {
-        Ok(mut child) => {
-            // Waited for on a thread of its own, so that it leaves no zombie.
-            std::thread::spawn(move || child.wait());
-            true
-        }
-        Err(e) => {
-            tracing::debug!("cannot start {opener}: {e}");
-            false
-        }
     }
 }

@@ -48,8 +48,10 @@ pub async fn run(servers: Servers, args: UiArgs) -> Result<(), Failure> {
     let agent = Agent::new(model, mounts.clone(), options).with_approver(page.approver());
     let url = page.url();
     eprintln!("prise ui: {url}");
-    if !args.no_open {
-        open_in_browser(&url);
+    if !args.no_open && !crate::browser::open(&url) {
+        eprintln!(
+            "could not start a browser ($BROWSER, or the desktop's opener); open the URL above"
+        );
     }
     page.serve(
         mounts,
@@ -59,27 +61,4 @@ pub async fn run(servers: Servers, args: UiArgs) -> Result<(), Failure> {
     )
     .await?;
     Ok(())
-}
-
-/// Opens `url` in the person's browser; where none can be started, the printed URL
-/// is the way in.
-fn open_in_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    let started = std::process::Command::new(opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    match started {
-        // Reaped on a thread of its own, so that it leaves no zombie behind.
-        Ok(mut child) => {
-            std::thread::spawn(move || child.wait());
-        }
-        Err(e) => eprintln!("could not open a browser ({opener}: {e}); open the URL above"),
-    }
 }
