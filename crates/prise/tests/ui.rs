@@ -451,6 +451,9 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
             json!({"message": "from the model"}),
         ),
         Scripted::answer("The server said **Echo: from the model**."),
+        Scripted::tool_call("c2", "apps__show_counter", json!({"start": 5})),
+        Scripted::tool_call("c3", "everything__trigger-elicitation-request", json!({})),
+        Scripted::answer("Thank you."),
     ])
     .await;
     let ui = Ui::start(
@@ -487,6 +490,46 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
             .iter()
             .any(|r| r.contains("Echo: from the model"))
     );
+
+    // The model's call of a tool with an app shows the app in the chat; a server's
+    // question during the turn is a form in the page, its answer reaches the model.
+    element(c, "#chat-input")
+        .await
+        .send_keys("Show a counter, then ask my name")
+        .await
+        .unwrap();
+    click(c, "#chat-send").await;
+    text_of(c, ".question.approval h3", "show_counter").await;
+    click(c, ".question.approval button.allow").await;
+    let frame = element(
+        c,
+        "#chat-log details.call[data-tool=apps__show_counter] iframe.app",
+    )
+    .await;
+    text_of(c, ".question.approval h3", "trigger-elicitation-request").await;
+    click(c, ".question.approval button.allow").await;
+    let name = element(c, ".question.elicitation input[name=name]").await;
+    name.send_keys("Grace Hopper").await.unwrap();
+    click(c, ".question.elicitation button[type=submit]").await;
+    text_of(c, "#chat-log", "Thank you.").await;
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+    assert!(
+        requests[4]
+            .tool_results()
+            .iter()
+            .any(|r| r.contains("Grace Hopper")),
+        "{:?}",
+        requests[4].tool_results()
+    );
+    click(
+        c,
+        "#chat-log details.call[data-tool=apps__show_counter] summary",
+    )
+    .await;
+    frame.enter_frame().await.unwrap();
+    text_of(c, "#count", "5").await;
+    c.enter_parent_frame().await.unwrap();
 
     // A second tab sees the same conversation.
     let tab = c.new_window(true).await.unwrap();
