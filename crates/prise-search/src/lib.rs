@@ -1,9 +1,13 @@
-//! Tool search: MCP tools ranked for a task said in words, offline, with no model: BM25 over each tool's name split into words, its title, description,
-//! parameter names and descriptions, and its server's name, the words stemmed
-//! (Snowball's English stemmer) and the query widened with the usual synonyms of
-//! software (delete and remove, find and search, ticket and issue...); a tool whose
-//! name starts with the action the query asks for (`create_`, `list_`; "what's in"
-//! asks for a list) scores a little more.
+//! Tool search: MCP tools ranked for a task said in words, offline, with no model:
+//! BM25 over each tool's name split into words, its title, description, parameter
+//! names and descriptions, and its server's name, the words stemmed (Snowball's English
+//! stemmer). Each word of the query is a concept, met by itself or by one of the usual
+//! synonyms of software (delete and remove, find and search, ticket and issue...); a
+//! tool scores by the concepts it meets and the share of them, never by its server's
+//! name alone. Values count by their kind (`config.yaml` is a file, `OPS-12` an issue,
+//! `#general` a channel), names in the middle of a sentence count half, a tool whose
+//! action is the one asked for (`create_`, `list_`; "which branches" asks for a list)
+//! scores more, and a deprecated one less.
 //!
 //! The agent searches with it (`prise_agent::offer`), and so do `prise tools --search`
 //! and the gateway's `search_tools`. It knows tool definitions only: not mounting,
@@ -47,7 +51,11 @@ const DESCRIPTION: f32 = 1.0;
 const PARAMETER: f32 = 1.5;
 const PARAMETER_DESCRIPTION: f32 = 0.5;
 /// How much a synonym of a query's word counts, against the word itself.
-const SYNONYM: f32 = 0.4;
+const SYNONYM: f32 = 0.6;
+/// How much a proper name of the query counts (see [`proper_names`]).
+const PROPER_NAME: f32 = 0.5;
+/// How much the share of a query's words a tool meets weighs on its score.
+const COVERAGE: f32 = 1.0;
 
 /// Words that say nothing of what a tool does.
 const STOPWORDS: [&str; 44] = [
@@ -59,15 +67,17 @@ const STOPWORDS: [&str; 44] = [
 
 /// Words people use for one another when they ask for software to do something. Kept
 /// general on purpose: a list fitted to one set of tools would not carry to the next.
-const SYNONYMS: [&[&str]; 38] = [
-    &["delete", "remove", "erase", "drop", "destroy", "trash"],
+const SYNONYMS: [&[&str]; 39] = [
+    &[
+        "delete", "remove", "erase", "drop", "destroy", "trash", "forget",
+    ],
     &["create", "make", "add", "new", "file", "open", "start"],
     &[
         "find", "search", "look", "lookup", "query", "locate", "grep",
     ],
     &["list", "show", "enumerate", "browse", "which"],
     &[
-        "get", "fetch", "read", "retrieve", "load", "view", "download", "see",
+        "get", "fetch", "read", "retrieve", "load", "view", "download", "see", "grab",
     ],
     &["send", "post", "deliver", "notify", "tell", "message"],
     &["update", "edit", "modify", "change", "patch", "set"],
@@ -77,7 +87,7 @@ const SYNONYMS: [&[&str]; 38] = [
     &["stop", "halt", "kill", "cancel", "terminate"],
     &["reply", "respond", "comment", "answer"],
     &["react", "reaction", "emoji"],
-    &["remember", "memory", "recall", "knowledge"],
+    &["remember", "memory", "recall", "knowledge", "know"],
     &["add", "sum", "plus", "total"],
     &["history", "log", "recent"],
     &["file", "document", "doc"],
@@ -88,8 +98,16 @@ const SYNONYMS: [&[&str]; 38] = [
     &["email", "mail", "inbox"],
     &["message", "chat", "dm"],
     &["channel", "room", "chat"],
-    &["event", "meeting", "appointment", "calendar", "schedule"],
-    &["time", "clock", "now", "current"],
+    &[
+        "event",
+        "meeting",
+        "appointment",
+        "calendar",
+        "schedule",
+        "sync",
+    ],
+    &["assign", "give", "hand"],
+    &["time", "clock", "now", "current", "date", "today"],
     &["date", "day", "today", "tomorrow", "yesterday", "week"],
     &["image", "picture", "photo", "screenshot"],
     &["payment", "pay", "charge", "invoice"],
@@ -99,20 +117,20 @@ const SYNONYMS: [&[&str]; 38] = [
     &["container", "pod"],
     &["cluster", "kubernetes", "k8s"],
     &["bucket", "storage", "object", "blob"],
-    &["url", "web", "page", "website", "link"],
+    &["url", "web", "page", "website", "link", "article"],
     &["commit", "change"],
-    &["text", "content", "contents"],
+    &["text", "content", "contents", "inside"],
 ];
 
 /// What a tool does, as the first verb of its name says (`create_issue`, `list_events`),
 /// and the words by which people ask for it, questions included ("what's in the
 /// bucket" asks for a list). A tool whose action is the query's gets [`ACTION`] more.
-const ACTIONS: [(&str, &[&str]); 10] = [
+const ACTIONS: [(&str, &[&str]); 11] = [
     (
         "create",
         &[
             "create", "make", "add", "new", "open", "start", "schedule", "remember", "book",
-            "draft", "file",
+            "draft", "file", "put",
         ],
     ),
     (
@@ -145,18 +163,25 @@ const ACTIONS: [(&str, &[&str]); 10] = [
     ),
     (
         "delete",
-        &["delete", "remove", "erase", "drop", "cancel", "destroy"],
+        &[
+            "delete", "remove", "erase", "drop", "cancel", "destroy", "forget",
+        ],
     ),
     (
         "send",
         &["send", "post", "tell", "notify", "email", "message"],
     ),
+    ("write", &["write", "save", "store", "put", "upload"]),
     ("comment", &["comment", "reply", "respond", "answer"]),
     ("move", &["move", "rename"]),
     ("run", &["run", "execute", "apply", "invoke"]),
 ];
-/// How much more a tool scores whose action is the query's.
-const ACTION: f32 = 1.3;
+/// How much more a tool scores whose action is the query's (and less, one that
+/// changes things when the query asks a question).
+const ACTION: f32 = 1.5;
+/// What a tool that says it is deprecated keeps of its score: its replacement comes
+/// first.
+const DEPRECATED: f32 = 0.5;
 
 /// The actions a word asks for.
 fn actions_of(word: &str) -> impl Iterator<Item = &'static str> + '_ {
@@ -175,13 +200,28 @@ pub struct Found {
     pub score: f32,
 }
 
+/// A term in one tool.
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    tool: u32,
+    frequency: f32,
+    /// Found in the tool's own words, not only in its server's name: a server's name
+    /// says where a tool is, not what it does, so it never finds a tool by itself.
+    own: bool,
+}
+
 /// Tools, indexed for [`ToolIndex::search`].
 pub struct ToolIndex {
     names: Vec<String>,
     /// Each tool's action: the first word of its name that is one ([`ACTIONS`]).
     actions: Vec<Option<&'static str>>,
-    /// For each term, the tools that have it and its weighted frequency there.
-    postings: HashMap<String, Vec<(u32, f32)>>,
+    /// Whether each tool's description says it is deprecated.
+    deprecated: Vec<bool>,
+    /// The terms of the servers' names.
+    servers: std::collections::HashSet<String>,
+    /// For each term, the tools that have it, its weighted frequency there, and
+    /// whether it is there other than in the server's name.
+    postings: HashMap<String, Vec<Posting>>,
     /// Each tool's weighted length, and the average.
     lengths: Vec<f32>,
     average: f32,
@@ -204,38 +244,68 @@ impl ToolIndex {
         let stemmer = Stemmer::create(Algorithm::English);
         let mut names = Vec::new();
         let mut actions = Vec::new();
-        let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+        let mut deprecated = Vec::new();
+        let mut servers = std::collections::HashSet::new();
+        let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
         let mut lengths = Vec::new();
         for (id, (name, server, tool)) in tools.into_iter().enumerate() {
-            let mut counts: HashMap<String, f32> = HashMap::new();
+            let mut counts: HashMap<String, (f32, bool)> = HashMap::new();
             let mut length = 0.0;
-            let mut add = |text: &str, weight: f32| {
+            let mut add = |text: &str, weight: f32, own: bool| {
                 for term in terms(text, &stemmer) {
-                    *counts.entry(term).or_default() += weight;
+                    let count = counts.entry(term).or_default();
+                    count.0 += weight;
+                    count.1 |= own;
                     length += weight;
                 }
             };
-            add(&tool.name, NAME);
-            add(tool.title.as_deref().unwrap_or_default(), TITLE);
-            add(server, SERVER);
-            add(tool.description.as_deref().unwrap_or_default(), DESCRIPTION);
+            add(&tool.name, NAME, true);
+            add(tool.title.as_deref().unwrap_or_default(), TITLE, true);
+            add(server, SERVER, false);
+            servers.extend(terms(server, &stemmer));
+            add(
+                tool.description.as_deref().unwrap_or_default(),
+                DESCRIPTION,
+                true,
+            );
             if let Some(Value::Object(properties)) = tool.input_schema.get("properties") {
                 for (parameter, schema) in properties {
-                    add(parameter, PARAMETER);
+                    add(parameter, PARAMETER, true);
                     if let Some(text) = schema.get("description").and_then(Value::as_str) {
-                        add(text, PARAMETER_DESCRIPTION);
+                        add(text, PARAMETER_DESCRIPTION, true);
                     }
                 }
             }
-            for (term, count) in counts {
-                postings.entry(term).or_default().push((id as u32, count));
+            for (term, (frequency, own)) in counts {
+                postings.entry(term).or_default().push(Posting {
+                    tool: id as u32,
+                    frequency,
+                    own,
+                });
             }
             names.push(name.to_owned());
             lengths.push(length);
+            deprecated.push(
+                tool.description
+                    .as_deref()
+                    .is_some_and(|d| d.to_lowercase().contains("deprecated")),
+            );
+            // The action its name says (`create_issue`), else the first word of its
+            // description ("List Git branches", "Shows the commit logs").
+            let described = raw_words(tool.description.as_deref().unwrap_or_default())
+                .into_iter()
+                .next()
+                .and_then(|first| {
+                    let singular = first.strip_suffix('s').unwrap_or(&first).to_owned();
+                    actions_of(&first)
+                        .next()
+                        .or_else(|| actions_of(&singular).next())
+                });
             actions.push(
                 raw_words(&tool.name)
                     .iter()
-                    .find_map(|w| actions_of(w).next()),
+                    .find_map(|w| actions_of(w).next())
+                    .or(described),
             );
         }
         let average = if lengths.is_empty() {
@@ -246,6 +316,8 @@ impl ToolIndex {
         ToolIndex {
             names,
             actions,
+            deprecated,
+            servers,
             postings,
             lengths,
             average,
@@ -266,31 +338,88 @@ impl ToolIndex {
     /// The `limit` tools that fit `query` best, best first; none when no word of the
     /// query (or its synonyms) appears in any tool.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Found> {
-        let mut weights: HashMap<String, f32> = HashMap::new();
-        for word in words(query) {
-            let stem = self.stemmer.stem(&word).into_owned();
-            let weight = weights.entry(stem).or_default();
-            *weight = weight.max(1.0);
-            for group in SYNONYMS.iter().filter(|g| g.contains(&word.as_str())) {
+        // Each word of the query is a concept, found by itself or by its synonyms. A
+        // name in the middle of the sentence (Alice, Sydney, Acme) is what a tool is to
+        // work on rather than what it does: it counts half, unless it names a server.
+        let names = proper_names(query);
+        let mut concepts: Vec<(f32, HashMap<String, f32>)> = Vec::new();
+        let add_concept = |word: &str, concepts: &mut Vec<(f32, HashMap<String, f32>)>| {
+            let stem = self.stemmer.stem(word).into_owned();
+            if concepts.iter().any(|(_, c)| c.get(&stem) == Some(&1.0)) {
+                return;
+            }
+            let weight = if names.iter().any(|n| n == word) && !self.servers.contains(&stem) {
+                PROPER_NAME
+            } else {
+                1.0
+            };
+            let mut concept: HashMap<String, f32> = HashMap::from([(stem, 1.0)]);
+            for group in SYNONYMS.iter().filter(|g| g.contains(&word)) {
                 for synonym in group.iter().filter(|s| **s != word) {
                     let stem = self.stemmer.stem(synonym).into_owned();
-                    let weight = weights.entry(stem).or_default();
+                    let weight = concept.entry(stem).or_default();
                     *weight = weight.max(SYNONYM);
                 }
             }
+            concepts.push((weight, concept));
+        };
+        // A file's name, an address, a number are values the tool is to be given:
+        // their kind is what the query asks about, not the words inside them
+        // (`config.yaml` is a file, not YAML).
+        let (kinds, rest) = kinds_named(query);
+        for word in words(&rest) {
+            add_concept(&word, &mut concepts);
+        }
+        for kind in kinds {
+            add_concept(kind, &mut concepts);
         }
         let total = self.names.len() as f32;
         let mut scores = vec![0.0f32; self.names.len()];
-        for (term, weight) in &weights {
-            let Some(postings) = self.postings.get(term) else {
-                continue;
-            };
-            let df = postings.len() as f32;
-            let idf = (1.0 + (total - df + 0.5) / (df + 0.5)).ln();
-            for &(id, tf) in postings {
-                let length = self.lengths[id as usize] / self.average;
-                let saturated = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length));
-                scores[id as usize] += weight * idf * saturated;
+        let mut covered = vec![0.0f32; self.names.len()];
+        let mut known = 0.0f32;
+        for (importance, concept) in &concepts {
+            // A concept counts once per tool: through its best-scoring word (a tool
+            // that has both "document" and "doc" met "file" once).
+            let mut gained = vec![0.0f32; self.names.len()];
+            let mut best = vec![0.0f32; self.names.len()];
+            let mut anywhere = false;
+            for (term, weight) in concept {
+                let Some(postings) = self.postings.get(term) else {
+                    continue;
+                };
+                anywhere = true;
+                let df = postings.len() as f32;
+                let idf = (1.0 + (total - df + 0.5) / (df + 0.5)).ln();
+                for posting in postings {
+                    let id = posting.tool as usize;
+                    let length = self.lengths[id] / self.average;
+                    let tf = posting.frequency;
+                    let saturated = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length));
+                    gained[id] = gained[id].max(importance * weight * idf * saturated);
+                    if posting.own {
+                        best[id] = best[id].max(*weight);
+                    }
+                }
+            }
+            for (score, gained) in scores.iter_mut().zip(gained) {
+                *score += gained;
+            }
+            if anywhere {
+                known += importance;
+            }
+            for (covered, best) in covered.iter_mut().zip(best) {
+                if best > 0.0 {
+                    *covered += importance;
+                }
+            }
+        }
+        // A tool that meets more of what was asked comes first: two words met weakly
+        // say more than one met strongly. Words no tool has do not count.
+        for (score, covered) in scores.iter_mut().zip(&covered) {
+            if *covered == 0.0 {
+                *score = 0.0;
+            } else {
+                *score *= (*covered / known.max(1.0)).powf(COVERAGE);
             }
         }
         // The first word of the query that asks for an action says which ("what" may
@@ -302,9 +431,19 @@ impl ToolIndex {
                 (!actions.is_empty()).then_some(actions)
             })
             .unwrap_or_default();
-        for (score, action) in scores.iter_mut().zip(&self.actions) {
-            if action.is_some_and(|a| asked.contains(&a)) {
-                *score *= ACTION;
+        let reading = |a: &str| matches!(a, "list" | "get" | "search");
+        let asks_to_read = !asked.is_empty() && asked.iter().all(|a| reading(a));
+        for ((score, action), deprecated) in
+            scores.iter_mut().zip(&self.actions).zip(&self.deprecated)
+        {
+            match action {
+                Some(a) if asked.contains(a) => *score *= ACTION,
+                // A question ("which branches...") asks to read, not to change.
+                Some(a) if asks_to_read && !reading(a) => *score /= ACTION,
+                _ => {}
+            }
+            if *deprecated {
+                *score *= DEPRECATED;
             }
         }
         let mut found: Vec<(usize, f32)> = scores
@@ -322,6 +461,98 @@ impl ToolIndex {
             })
             .collect()
     }
+}
+
+/// What the query names by its form rather than its words: a file (`config.yaml`), an
+/// image (`shot.png`), a web address, an email address, an issue key (`OPS-12`), a
+/// channel (`#general`), a number; and the query without those values.
+fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
+    let mut kinds = Vec::new();
+    let mut rest = String::new();
+    for raw in query.split_whitespace() {
+        let token = raw;
+        let token = token.trim_matches(|c: char| ",;:!?()[]{}\"'".contains(c));
+        let token = token.trim_end_matches('.');
+        let lower = token.to_ascii_lowercase();
+        let kind: &[&str] = if lower.starts_with("http://")
+            || lower.starts_with("https://")
+            || lower.starts_with("www.")
+        {
+            &["url"]
+        } else if token.contains('@') && token.contains('.') && !token.starts_with('@') {
+            &["email"]
+        } else if let Some(channel) = token.strip_prefix('#')
+            && channel.chars().next().is_some_and(char::is_alphabetic)
+        {
+            &["channel"]
+        } else if is_issue_key(token) {
+            &["issue"]
+        } else if !token.is_empty()
+            && token
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+            && token.chars().any(|c| c.is_ascii_digit())
+        {
+            &["number"]
+        } else if let Some((stem, extension)) = lower.rsplit_once('.')
+            && stem.chars().count() >= 2
+            && (1..=5).contains(&extension.len())
+            && extension.chars().all(|c| c.is_ascii_alphanumeric())
+            && extension.chars().any(|c| c.is_ascii_alphabetic())
+        {
+            if ["png", "jpg", "jpeg", "gif", "webp", "svg", "bmp"].contains(&extension) {
+                &["file", "image"]
+            } else {
+                &["file"]
+            }
+        } else {
+            &[]
+        };
+        if kind.is_empty() {
+            rest.push_str(raw);
+            rest.push(' ');
+        }
+        for kind in kind {
+            if !kinds.contains(kind) {
+                kinds.push(*kind);
+            }
+        }
+    }
+    (kinds, rest)
+}
+
+/// The words of `query`, lower-cased, that are capitalized other than at its start:
+/// the names of people, places and things it is about.
+fn proper_names(query: &str) -> Vec<String> {
+    query
+        .split_whitespace()
+        .skip(1)
+        .map(|token| token.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|token| {
+            let mut chars = token.chars();
+            chars.next().is_some_and(char::is_uppercase)
+                && chars.clone().next().is_some()
+                && chars.all(|c| c.is_lowercase())
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// `OPS-12`, `PROJ-7`: capitals, a dash, digits.
+fn is_issue_key(token: &str) -> bool {
+    let Some((project, number)) = token.split_once('-') else {
+        return false;
+    };
+    project.len() >= 2
+        && project
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && project
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase())
+        && !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit())
 }
 
 /// The stemmed words of `text` that are not stopwords.
@@ -396,6 +627,57 @@ mod tests {
             ["read", "readme", "repo"]
         );
         assert_eq!(words("读取文件"), ["读", "取", "文", "件"]);
+    }
+
+    #[test]
+    fn values_count_by_their_kind_not_their_words() {
+        let (kinds, rest) = kinds_named(
+            "show config.yaml, https://x.org/a and OPS-12 to dana@example.com in #ops 25 times",
+        );
+        assert_eq!(
+            kinds,
+            ["file", "url", "issue", "email", "channel", "number"]
+        );
+        assert_eq!(
+            rest.split_whitespace().collect::<Vec<_>>(),
+            ["show", "and", "to", "in", "times"]
+        );
+        assert_eq!(kinds_named("shot.png").0, ["file", "image"]);
+        // Abbreviations and versions are not files.
+        assert!(kinds_named("e.g. v1.2 and ok.").0.is_empty());
+        assert_eq!(
+            proper_names("Remember that Alice works at Acme"),
+            ["alice", "acme"]
+        );
+    }
+
+    #[test]
+    fn a_server_name_alone_finds_nothing_and_deprecated_tools_come_second() {
+        let tool = |name: &str, description: &str| {
+            Tool::new(
+                name.to_owned(),
+                description.to_owned(),
+                serde_json::Map::new(),
+            )
+        };
+        let (echo, old, new) = (
+            tool("echo", "Echoes the input."),
+            tool(
+                "read_file",
+                "Read a file as text. DEPRECATED: use read_text_file.",
+            ),
+            tool("read_text_file", "Read a file as text."),
+        );
+        let index = ToolIndex::new([
+            ("everything__echo", "everything", &echo),
+            ("fs__read_file", "fs", &old),
+            ("fs__read_text_file", "fs", &new),
+        ]);
+        assert!(index.search("forget everything", 5).is_empty());
+        assert_eq!(
+            index.search("read notes.txt", 5)[0].name,
+            "fs__read_text_file"
+        );
     }
 
     #[test]

@@ -3,8 +3,10 @@
 //! (`fixtures/service_tools.json`: code hosting, chat, calendar, tickets, a database,
 //! a cluster, storage, payments, mail), against tasks written as people say them,
 //! each with the tool that serves it (`fixtures/tool_search_tasks.json`, the set the
-//! ranking was tuned on, and `fixtures/tool_search_held_out.json`, written after the
-//! tuning and never tuned on). The targets are recall@5 ≥ 95 % and recall@1 ≥ 80 %;
+//! ranking was first tuned on; `fixtures/tool_search_held_out.json`, written after that
+//! tuning, measured, then tuned on in its turn; `fixtures/tool_search_fresh.json`,
+//! written before the second tuning and only measured after it). The targets are
+//! recall@5 ≥ 95 % and recall@1 ≥ 80 %;
 //! they are not met yet (docs/agent.md has the figures), so the test holds the ranking
 //! to what it measured, to catch a change that makes it worse.
 
@@ -83,20 +85,21 @@ fn tasks_find_their_tools_among_a_hundred() {
     let held_out = recall(&index, &tools, "tool_search_held_out.json");
     let fresh = recall(&index, &tools, "tool_search_fresh.json");
     eprintln!(
-        "tool search over {} tools ({real} real):\n{tuned}\n{held_out}\nFRESH {} tasks: recall@1 {:.1} %, recall@5 {:.1} %",
-        tools.len(),
-        fresh.tasks,
-        fresh.at1 * 100.0,
-        fresh.at5 * 100.0
+        "tool search over {} tools ({real} real):\n{tuned}\n{held_out}\n{fresh}",
+        tools.len()
     );
     assert!(tuned.tasks >= 40);
-    // Measured on the tasks it was tuned on: 93.6 % and 72.3 % (44 and 34 of 47).
-    assert!(tuned.at5 >= 0.93, "{tuned}");
-    assert!(tuned.at1 >= 0.72, "{tuned}");
-    // Measured on tasks written after the tuning, and not tuned on: 83.3 % and 45.8 %
-    // (20 and 11 of 24). The figure to believe.
-    assert!(held_out.at5 >= 0.83, "{held_out}");
-    assert!(held_out.at1 >= 0.45, "{held_out}");
+    // Measured on the tasks it was tuned on: 87.2 % and 100 % (41 and 47 of 47).
+    assert!(tuned.at5 >= 1.0, "{tuned}");
+    assert!(tuned.at1 >= 0.87, "{tuned}");
+    // Measured on the first held-out tasks, tuned on since: 66.7 % and 100 % (16 and
+    // 24 of 24).
+    assert!(held_out.at5 >= 1.0, "{held_out}");
+    assert!(held_out.at1 >= 0.66, "{held_out}");
+    // Measured on tasks written before the last tuning and not looked at during it:
+    // 51.1 % and 76.6 % (24 and 36 of 47). The figures to believe.
+    assert!(fresh.at5 >= 0.76, "{fresh}");
+    assert!(fresh.at1 >= 0.51, "{fresh}");
 }
 
 /// Recall of the tasks of one fixture file.
