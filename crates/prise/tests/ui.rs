@@ -228,6 +228,13 @@ fn configure(home: &Path, more: serde_json::Value) {
 async fn the_page_calls_reads_answers_and_shows_apps() {
     let home = tempfile::tempdir().unwrap();
     configure(home.path(), json!({}));
+    // And a server that cannot start: the page shows why.
+    let file = home.path().join(".mcp.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    config["mcpServers"]["broken"] = json!({"command": "python3", "args": ["-c",
+        "import sys; print('cannot open the database', file=sys.stderr); sys.exit(3)"]});
+    std::fs::write(&file, config.to_string()).unwrap();
     let ui = Ui::start(home.path(), &[]);
     let browser = Browser::start().await;
     let c = browser.client();
@@ -237,6 +244,10 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
     assert!(!c.current_url().await.unwrap().as_str().contains("token"));
     text_of(c, "#server-table tbody", "everything").await;
     text_of(c, "#server-table tbody", "apps").await;
+    text_of(c, "#server-table tr[data-server=broken]", "failed").await;
+    click(c, "#server-table tr[data-server=broken]").await;
+    text_of(c, "#server-detail .error", "exited").await;
+    text_of(c, "#server-detail .stderr", "cannot open the database").await;
     screenshot(c, "servers").await;
     // A server restarted from the page comes back as another process.
     click(c, "#server-table tr[data-server=apps]").await;
