@@ -319,6 +319,32 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
         "the tiny image did not load: {width}"
     );
 
+    // A sound a tool returns plays: the browser reads its length.
+    call_from_form(c, "apps__tone", &[]).await;
+    element(c, "#tool-detail .call-result audio").await;
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let seconds = loop {
+        let duration = c
+            .execute(
+                "const a = document.querySelector('#tool-detail .call-result audio'); return a.readyState >= 1 ? a.duration : null",
+                vec![],
+            )
+            .await
+            .unwrap();
+        if let Some(seconds) = duration.as_f64() {
+            break seconds;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sound never loaded"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        (seconds - 0.25).abs() < 0.01,
+        "a quarter of a second: {seconds}"
+    );
+
     click(c, "#tabs button[data-tab=resources]").await;
     click(c, "#resource-list li[data-uri=\"image://fixture/dot.png\"]").await;
     element(c, "#resource-detail img").await;
