@@ -10,8 +10,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-/// Events kept for tabs that open later.
+/// Events kept for tabs that open later, at most, and at most this many bytes of them
+/// (a trace of large results would otherwise hold hundreds of megabytes).
 pub(crate) const KEPT: usize = 2_000;
+pub(crate) const KEPT_BYTES: usize = 16 * 1024 * 1024;
 
 /// One event, numbered and serialized once for every tab.
 #[derive(Debug, Clone)]
@@ -35,6 +37,7 @@ struct Inner {
 struct Kept {
     next: u64,
     events: VecDeque<Event>,
+    bytes: usize,
 }
 
 impl Hub {
@@ -55,10 +58,14 @@ impl Hub {
             json: event.to_string().into(),
         };
         kept.next += 1;
-        if kept.events.len() == KEPT {
-            kept.events.pop_front();
-        }
+        kept.bytes += event.json.len();
         kept.events.push_back(event.clone());
+        while kept.events.len() > KEPT || kept.bytes > KEPT_BYTES {
+            let Some(oldest) = kept.events.pop_front() else {
+                break;
+            };
+            kept.bytes -= oldest.json.len();
+        }
         // Sent under the lock, so that a tab subscribing meanwhile gets each event
         // once: in the past it copies, or live.
         let _ = self.inner.live.send(event);
@@ -100,5 +107,19 @@ mod tests {
         let (past, _) = hub.subscribe();
         assert_eq!(past.len(), KEPT);
         assert_eq!(past[0].id, 5);
+    }
+
+    #[test]
+    fn what_is_kept_is_bounded_in_bytes_too() {
+        let hub = Hub::new();
+        let large = "x".repeat(1024 * 1024);
+        for _ in 0..20 {
+            hub.send(serde_json::json!({"kind": "trace", "message": large}));
+        }
+        let (past, _) = hub.subscribe();
+        let bytes: usize = past.iter().map(|e| e.json.len()).sum();
+        assert!(bytes <= KEPT_BYTES, "{bytes}");
+        assert!(past.len() >= 15, "{}", past.len());
+        assert_eq!(past.last().unwrap().id, 19);
     }
 }
