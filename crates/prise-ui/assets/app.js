@@ -54,7 +54,8 @@ function showServers() {
   const body = $('#server-table tbody');
   body.replaceChildren(...state.servers.map((server) => {
     const offers = ['tools', 'prompts', 'resources'].map((kind) => `${state[kind].filter((t) => t.server === server.name).length} ${kind}`).join(', ');
-    return el('tr', { class: 'server', 'data-server': server.name, onclick: () => showServer(server) },
+    // Shown at once, then again with what it wrote since (its stderr tail).
+    return el('tr', { class: 'server', 'data-server': server.name, onclick: () => { showServer(server); refresh().catch(() => {}); } },
       el('td', { text: server.name }),
       el('td', { class: server.status, text: server.status }),
       el('td', { text: server.transport || '' }),
