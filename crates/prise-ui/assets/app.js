@@ -48,9 +48,11 @@ function chosen(list, item) {
 
 // ---- Servers
 let shownServer = null;
+let shownJson = null;
 function showServers() {
+  // The detail is drawn again only when it changed (a new pid, more stderr).
   const shown = state.servers.find((s) => s.name === shownServer);
-  if (shown) showServer(shown);
+  if (shown && JSON.stringify(shown) !== shownJson) showServer(shown);
   const body = $('#server-table tbody');
   body.replaceChildren(...state.servers.map((server) => {
     const offers = ['tools', 'prompts', 'resources'].map((kind) => `${state[kind].filter((t) => t.server === server.name).length} ${kind}`).join(', ');
@@ -67,6 +69,7 @@ function showServers() {
 
 function showServer(server) {
   shownServer = server.name;
+  shownJson = JSON.stringify(server);
   const info = server.serverInfo || {};
   $('#server-detail').replaceChildren(el('div', { class: 'detail' },
     el('h2', { text: server.name }),

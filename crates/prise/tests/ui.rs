@@ -182,8 +182,39 @@ async fn text_of(c: &Client, css: &str, wanted: &str) -> String {
     }
 }
 
+/// The text of the first element matching `css` once there, found again if the page
+/// redrew it meanwhile.
+async fn current_text(c: &Client, css: &str) -> String {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        if let Ok(found) = c.find(Locator::Css(css)).await
+            && let Ok(text) = found.text().await
+        {
+            return text;
+        }
+        assert!(std::time::Instant::now() < deadline, "{css} did not appear");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Clicks the first element matching `css` once there, found again if the page redrew
+/// it between finding and clicking (lists are redrawn when a server says they changed).
 async fn click(c: &Client, css: &str) {
-    element(c, css).await.click().await.unwrap();
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let clicked = match c.find(Locator::Css(css)).await {
+            Ok(found) => found.click().await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match clicked {
+            Ok(()) => return,
+            Err(e) => assert!(
+                std::time::Instant::now() < deadline,
+                "cannot click {css}: {e}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 async fn screenshot(c: &Client, name: &str) -> PathBuf {
@@ -251,11 +282,7 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
     screenshot(c, "servers").await;
     // A server restarted from the page comes back as another process.
     click(c, "#server-table tr[data-server=apps]").await;
-    let before = element(c, "#server-detail .pid")
-        .await
-        .text()
-        .await
-        .unwrap();
+    let before = current_text(c, "#server-detail .pid").await;
     click(c, "#server-detail button.restart").await;
     let deadline = std::time::Instant::now() + PATIENCE;
     loop {
@@ -575,7 +602,7 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
     element(c, "body[data-ready=true]").await;
     text_of(c, "#chat-log .msg.user", "Echo something").await;
     text_of(c, "#chat-log .msg.assistant", "The server said").await;
-    let session = element(c, "#chat-model").await.text().await.unwrap();
+    let session = current_text(c, "#chat-model").await;
     let session = session.rsplit("session ").next().unwrap().to_owned();
     drop(ui);
 
