@@ -197,6 +197,11 @@ async fn current_text(c: &Client, css: &str) -> String {
     }
 }
 
+/// Types `text` into the first element matching `css` once there.
+async fn type_into(c: &Client, css: &str, text: &str) {
+    element(c, css).await.send_keys(text).await.unwrap();
+}
+
 /// Clicks the first element matching `css` once there, found again if the page redrew
 /// it between finding and clicking (lists are redrawn when a server says they changed).
 async fn click(c: &Client, css: &str) {
@@ -303,11 +308,7 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
 
     // The search ranks as `prise tools --search` does.
     click(c, "#tabs button[data-tab=tools]").await;
-    element(c, "#tool-search")
-        .await
-        .send_keys("add two numbers")
-        .await
-        .unwrap();
+    type_into(c, "#tool-search", "add two numbers").await;
     text_of(c, "#tool-list li:first-child", "everything__get-sum").await;
     element(c, "#tool-search").await.clear().await.unwrap();
     c.execute(
@@ -387,11 +388,7 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
         "#template-list li[data-template=\"demo://resource/dynamic/text/{resourceId}\"]",
     )
     .await;
-    element(c, "#resource-detail input[name=resourceId]")
-        .await
-        .send_keys("7")
-        .await
-        .unwrap();
+    type_into(c, "#resource-detail input[name=resourceId]", "7").await;
     click(c, "#resource-detail form.schema button[type=submit]").await;
     text_of(
         c,
@@ -405,11 +402,7 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
         "#prompt-list li[data-prompt=\"everything__args-prompt\"]",
     )
     .await;
-    element(c, "#prompt-detail input[name=city]")
-        .await
-        .send_keys("Lyon")
-        .await
-        .unwrap();
+    type_into(c, "#prompt-detail input[name=city]", "Lyon").await;
     click(c, "#prompt-detail form.schema button[type=submit]").await;
     text_of(c, "#prompt-detail .preview", "What's weather in Lyon").await;
 
@@ -484,11 +477,7 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
         trace.contains("initialize"),
         "the trace begins with the handshake: {trace}"
     );
-    element(c, "#trace-filter")
-        .await
-        .send_keys("elicitation/create")
-        .await
-        .unwrap();
+    type_into(c, "#trace-filter", "elicitation/create").await;
     let shown = c
         .execute("return [...document.querySelectorAll('#trace-list li')].filter(li => !li.hidden).length", vec![])
         .await
@@ -529,11 +518,7 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
     c.goto(&format!("{}#chat", ui.url)).await.unwrap();
     element(c, "body[data-ready=true]").await;
     text_of(c, "#chat-model", "fake").await;
-    element(c, "#chat-input")
-        .await
-        .send_keys("Echo something")
-        .await
-        .unwrap();
+    type_into(c, "#chat-input", "Echo something").await;
     click(c, "#chat-send").await;
     text_of(c, ".question.approval h3", "echo").await;
     click(c, ".question.approval button.allow").await;
@@ -557,11 +542,7 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
 
     // The model's call of a tool with an app shows the app in the chat; a server's
     // question during the turn is a form in the page, its answer reaches the model.
-    element(c, "#chat-input")
-        .await
-        .send_keys("Show a counter, then ask my name")
-        .await
-        .unwrap();
+    type_into(c, "#chat-input", "Show a counter, then ask my name").await;
     click(c, "#chat-send").await;
     text_of(c, ".question.approval h3", "show_counter").await;
     click(c, ".question.approval button.allow").await;
@@ -623,11 +604,7 @@ async fn a_chat_turn_asks_in_the_page_and_shows_in_every_tab() {
     click(c, "#chat-resume").await;
     text_of(c, "#chat-log .msg.user", "Echo something").await;
     text_of(c, "#chat-model", &session).await;
-    element(c, "#chat-input")
-        .await
-        .send_keys("Are you there?")
-        .await
-        .unwrap();
+    type_into(c, "#chat-input", "Are you there?").await;
     click(c, "#chat-send").await;
     text_of(c, "#chat-log", "Still here.").await;
     let sent = model.requests()[0].body.to_string();
