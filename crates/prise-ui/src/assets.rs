@@ -7,6 +7,15 @@ pub(crate) struct Asset {
     pub body: &'static str,
 }
 
+/// A JavaScript module of the page.
+const fn module(path: &'static str, body: &'static str) -> Asset {
+    Asset {
+        path,
+        mime: "text/javascript; charset=utf-8",
+        body,
+    }
+}
+
 /// Every file the page loads.
 pub(crate) const ASSETS: &[Asset] = &[
     Asset {
@@ -19,26 +28,10 @@ pub(crate) const ASSETS: &[Asset] = &[
         mime: "text/css; charset=utf-8",
         body: include_str!("../assets/style.css"),
     },
-    Asset {
-        path: "/assets/app.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("../assets/app.js"),
-    },
-    Asset {
-        path: "/assets/render.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("../assets/render.js"),
-    },
-    Asset {
-        path: "/assets/forms.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("../assets/forms.js"),
-    },
-    Asset {
-        path: "/assets/apps.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("../assets/apps.js"),
-    },
+    module("/assets/app.js", include_str!("../assets/app.js")),
+    module("/assets/render.js", include_str!("../assets/render.js")),
+    module("/assets/forms.js", include_str!("../assets/forms.js")),
+    module("/assets/apps.js", include_str!("../assets/apps.js")),
 ];
 
 /// The policy of the page itself: its own files only, images and sounds of results
