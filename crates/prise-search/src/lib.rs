@@ -200,6 +200,16 @@ pub struct Found {
     pub score: f32,
 }
 
+/// What one tool met of one concept of a query.
+#[derive(Debug, Clone, Copy, Default)]
+struct Met {
+    seen: bool,
+    /// The best score of the concept's words in the tool.
+    gained: f32,
+    /// Met in the tool's own words, not only its server's name.
+    own: bool,
+}
+
 /// A term in one tool.
 #[derive(Debug, Clone, Copy)]
 struct Posting {
@@ -285,16 +295,19 @@ impl ToolIndex {
             }
             names.push(name.to_owned());
             lengths.push(length);
+            let description = tool.description.as_deref().unwrap_or_default();
             deprecated.push(
-                tool.description
-                    .as_deref()
-                    .is_some_and(|d| d.to_lowercase().contains("deprecated")),
+                description
+                    .as_bytes()
+                    .windows(10)
+                    .any(|w| w.eq_ignore_ascii_case(b"deprecated")),
             );
             // The action its name says (`create_issue`), else the first word of its
             // description ("List Git branches", "Shows the commit logs").
-            let described = raw_words(tool.description.as_deref().unwrap_or_default())
-                .into_iter()
-                .next()
+            let described = description
+                .split(|c: char| !c.is_alphanumeric())
+                .find(|w| !w.is_empty())
+                .map(str::to_lowercase)
                 .and_then(|first| {
                     let singular = first.strip_suffix('s').unwrap_or(&first).to_owned();
                     actions_of(&first)
@@ -377,11 +390,12 @@ impl ToolIndex {
         let mut scores = vec![0.0f32; self.names.len()];
         let mut covered = vec![0.0f32; self.names.len()];
         let mut known = 0.0f32;
+        // What each tool met of the concept at hand, and which tools met it.
+        let mut met = vec![Met::default(); self.names.len()];
+        let mut touched = Vec::new();
         for (importance, concept) in &concepts {
             // A concept counts once per tool: through its best-scoring word (a tool
             // that has both "document" and "doc" met "file" once).
-            let mut gained = vec![0.0f32; self.names.len()];
-            let mut best = vec![0.0f32; self.names.len()];
             let mut anywhere = false;
             for (term, weight) in concept {
                 let Some(postings) = self.postings.get(term) else {
@@ -395,21 +409,22 @@ impl ToolIndex {
                     let length = self.lengths[id] / self.average;
                     let tf = posting.frequency;
                     let saturated = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length));
-                    gained[id] = gained[id].max(importance * weight * idf * saturated);
-                    if posting.own {
-                        best[id] = best[id].max(*weight);
+                    if !met[id].seen {
+                        met[id].seen = true;
+                        touched.push(id);
                     }
+                    met[id].gained = met[id].gained.max(importance * weight * idf * saturated);
+                    met[id].own |= posting.own;
                 }
-            }
-            for (score, gained) in scores.iter_mut().zip(gained) {
-                *score += gained;
             }
             if anywhere {
                 known += importance;
             }
-            for (covered, best) in covered.iter_mut().zip(best) {
-                if best > 0.0 {
-                    *covered += importance;
+            for id in touched.drain(..) {
+                let Met { gained, own, .. } = std::mem::take(&mut met[id]);
+                scores[id] += gained;
+                if own {
+                    covered[id] += importance;
                 }
             }
         }
