@@ -347,6 +347,15 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
         "the tiny image did not load: {width}"
     );
 
+    // A tool's error is shown as one.
+    call_from_form(c, "apps__fail", &[("reason", "the disk is full")]).await;
+    text_of(
+        c,
+        "#tool-detail .call-result .result.error",
+        "the disk is full",
+    )
+    .await;
+
     // A sound a tool returns plays: the browser reads its length.
     call_from_form(c, "apps__tone", &[]).await;
     element(c, "#tool-detail .call-result audio").await;
