@@ -73,8 +73,8 @@ pub enum MountEvent {
         server: String,
         /// Whether prise sent it (else the server did).
         outgoing: bool,
-        /// The JSON-RPC message as it went over the wire.
-        message: std::sync::Arc<serde_json::Value>,
+        /// The JSON-RPC message as JSON text, serialized once for every listener.
+        message: std::sync::Arc<str>,
     },
     /// A tool call that the server made a task of changed status (see the
     /// `io.modelcontextprotocol/tasks` extension).

@@ -34,11 +34,11 @@ impl<T> Traced<T> {
         if self.events.receiver_count() == 0 {
             return;
         }
-        if let Ok(message) = serde_json::to_value(message) {
+        if let Ok(message) = serde_json::to_string(message) {
             let _ = self.events.send(MountEvent::Message {
                 server: self.server.to_string(),
                 outgoing,
-                message: Arc::new(message),
+                message: message.into(),
             });
         }
     }

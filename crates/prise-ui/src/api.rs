@@ -42,7 +42,14 @@ pub(crate) fn forward_mount_events(
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             };
             let at = started.elapsed().as_secs_f64() * 1e3;
-            if let Some(mut event) = event_json(event) {
+            if let MountEvent::Message {
+                server,
+                outgoing,
+                message,
+            } = &event
+            {
+                hub.send_json(trace_json(server, *outgoing, at, message));
+            } else if let Some(mut event) = event_json(event) {
                 event["at"] = at.into();
                 hub.send(event);
             }
@@ -60,13 +67,8 @@ fn event_json(event: MountEvent) -> Option<Value> {
         Some(event)
     };
     match event {
-        MountEvent::Message {
-            server,
-            outgoing,
-            message,
-        } => Some(
-            json!({"kind": "trace", "server": server, "outgoing": outgoing, "message": traced(&message)}),
-        ),
+        // Sent as it is, by `trace_json`.
+        MountEvent::Message { .. } => None,
         MountEvent::Ready { server: s, elapsed } => server(
             &s,
             "ready",
@@ -122,22 +124,60 @@ fn event_json(event: MountEvent) -> Option<Value> {
 /// thousands of events for the tabs that open later.
 const TRACED_WHOLE: usize = 64 * 1024;
 
-/// `message` for the trace: whole, or, past [`TRACED_WHOLE`], its method and id with
-/// its size (a 10 MB resource is not copied into every tab).
-fn traced(message: &Value) -> Value {
-    let size = message.to_string().len();
-    if size <= TRACED_WHOLE {
-        return message.clone();
+/// A trace event, the message in it as the mount serialized it (not parsed and
+/// written again); past [`TRACED_WHOLE`], its method and id with its size (a 10 MB
+/// resource is not copied into every tab).
+fn trace_json(server: &str, outgoing: bool, at: f64, message: &str) -> String {
+    #[derive(serde::Serialize)]
+    struct Trace<'a> {
+        kind: &'static str,
+        server: &'a str,
+        outgoing: bool,
+        at: f64,
+        message: &'a serde_json::value::RawValue,
     }
-    let mut stub =
-        json!({"jsonrpc": "2.0", "_prise": format!("{size} bytes, too large for the trace")});
-    for key in ["id", "method"] {
-        if let Some(value) = message.get(key) {
-            stub[key] = value.clone();
+    let stub;
+    let message: &str = if message.len() <= TRACED_WHOLE {
+        message
+    } else {
+        stub = stub_of(message).to_string();
+        &stub
+    };
+    let Ok(raw) = serde_json::from_str::<&serde_json::value::RawValue>(message) else {
+        return json!({"kind": "trace", "server": server, "outgoing": outgoing, "at": at,
+                      "message": {"_prise": "not JSON"}})
+        .to_string();
+    };
+    let trace = Trace {
+        kind: "trace",
+        server,
+        outgoing,
+        at,
+        message: raw,
+    };
+    serde_json::to_string(&trace).unwrap_or_default()
+}
+
+/// A large message's method and id, with its size.
+fn stub_of(message: &str) -> Value {
+    // Read for its head only: the rest is skipped, not built.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        id: Option<Value>,
+        method: Option<String>,
+        result: Option<serde::de::IgnoredAny>,
+    }
+    let mut stub = json!({"jsonrpc": "2.0", "_prise": format!("{} bytes, too large for the trace", message.len())});
+    if let Ok(head) = serde_json::from_str::<Head>(message) {
+        if let Some(id) = head.id {
+            stub["id"] = id;
         }
-    }
-    if message.get("result").is_some() {
-        stub["result"] = json!({});
+        if let Some(method) = head.method {
+            stub["method"] = method.into();
+        }
+        if head.result.is_some() {
+            stub["result"] = json!({});
+        }
     }
     stub
 }
@@ -320,19 +360,29 @@ mod tests {
 
     #[test]
     fn a_large_message_is_traced_as_its_method_id_and_size() {
-        let small = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {}});
-        assert_eq!(traced(&small), small);
+        let small = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#;
+        let event: Value = serde_json::from_str(&trace_json("s", true, 1.5, small)).unwrap();
+        assert_eq!(
+            event["message"],
+            serde_json::from_str::<Value>(small).unwrap()
+        );
+        assert_eq!(
+            (event["kind"].as_str(), event["at"].as_f64()),
+            (Some("trace"), Some(1.5))
+        );
         let large =
-            json!({"jsonrpc": "2.0", "id": 4, "result": {"text": "x".repeat(TRACED_WHOLE)}});
-        let stub = traced(&large);
-        assert_eq!(stub["id"], 4);
-        assert_eq!(stub["result"], json!({}));
+            json!({"jsonrpc": "2.0", "id": 4, "result": {"text": "x".repeat(TRACED_WHOLE)}})
+                .to_string();
+        let event = trace_json("s", false, 2.0, &large);
+        assert!(event.len() < 300, "{event}");
+        let event: Value = serde_json::from_str(&event).unwrap();
+        assert_eq!(event["message"]["id"], 4);
+        assert_eq!(event["message"]["result"], json!({}));
         assert!(
-            stub["_prise"]
+            event["message"]["_prise"]
                 .as_str()
                 .unwrap()
                 .contains("too large for the trace")
         );
-        assert!(stub.to_string().len() < 200);
     }
 }

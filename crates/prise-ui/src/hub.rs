@@ -52,10 +52,16 @@ impl Hub {
 
     /// Sends `event` (an object with a `kind`) to every tab, and keeps it.
     pub fn send(&self, event: Value) {
+        self.send_json(event.to_string());
+    }
+
+    /// [`Hub::send`] for an event already serialized.
+    pub fn send_json(&self, json: String) {
+        let json: Arc<str> = json.into();
         let mut kept = self.inner.kept.lock().unwrap_or_else(|e| e.into_inner());
         let event = Event {
             id: kept.next,
-            json: event.to_string().into(),
+            json,
         };
         kept.next += 1;
         kept.bytes += event.json.len();
