@@ -45,12 +45,8 @@ pub(crate) async fn page(
     tool: &str,
     frame_ancestors: &[String],
 ) -> Result<AppPage, String> {
-    let exposed = mounts
-        .tools()
-        .into_iter()
-        .find(|t| t.name == tool)
-        .ok_or_else(|| format!("no tool named {tool}"))?;
-    let json = serde_json::to_value(&exposed.tool).unwrap_or_default();
+    let (exposed, json) =
+        exposed_tool(mounts, tool).ok_or_else(|| format!("no tool named {tool}"))?;
     let uri = resource_of(&json).ok_or_else(|| format!("{tool} declares no ui:// resource"))?;
     let read = mounts
         .read_resource(&uri, Some(&exposed.server))
@@ -148,6 +144,14 @@ fn is_source(domain: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'))
 }
 
+/// The mounted tool of this exposed name, with its definition as JSON (where the
+/// extension's `_meta` keys are read).
+fn exposed_tool(mounts: &Mounts, name: &str) -> Option<(prise_mcp::ExposedTool, Value)> {
+    let tool = mounts.tools().into_iter().find(|t| t.name == name)?;
+    let json = serde_json::to_value(&tool.tool).unwrap_or_default();
+    Some((tool, json))
+}
+
 /// A tool call an app made: `name` on the server of `tool`, the tool the app is shown
 /// with, once the approval policy allows it (asking the page when it says ask).
 pub(crate) async fn call(
@@ -161,12 +165,8 @@ pub(crate) async fn call(
         .server_of_tool(tool)
         .ok_or_else(|| format!("no tool named {tool}"))?;
     let exposed = prise_mcp::exposed_name(&server, name);
-    let callee = mounts
-        .tools()
-        .into_iter()
-        .find(|t| t.name == exposed)
+    let (callee, json) = exposed_tool(mounts, &exposed)
         .ok_or_else(|| format!("server {server} has no tool named {name}"))?;
-    let json = serde_json::to_value(&callee.tool).unwrap_or_default();
     if !visible_to_apps(&json) {
         return Err(format!(
             "{exposed} is not offered to apps (its visibility leaves them out)"

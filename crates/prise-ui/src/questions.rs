@@ -144,23 +144,37 @@ impl Drop for Withdraw {
     }
 }
 
+/// Asks `event` of the page and waits for its answer, made by `reply` from the
+/// channel; `unanswered` when the question goes away unanswered. Dropping the future
+/// withdraws the question.
+fn asked<T: Send + 'static>(
+    questions: &Arc<Questions>,
+    event: Value,
+    reply: impl FnOnce(oneshot::Sender<T>) -> Reply,
+    unanswered: T,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>> {
+    let (tx, rx) = oneshot::channel();
+    let id = questions.ask(event, reply(tx));
+    let withdraw = Withdraw(questions.clone(), id);
+    Box::pin(async move {
+        let _withdraw = withdraw;
+        rx.await.unwrap_or(unanswered)
+    })
+}
+
 /// The page as the agent's approver (and an MCP App's).
 #[derive(Clone)]
 pub(crate) struct PageApprover(pub Arc<Questions>);
 
 impl Approver for PageApprover {
     fn ask(&self, tool: &str, arguments: &str) -> AskFuture {
-        let (tx, rx) = oneshot::channel();
         let arguments = prise_agent::stream_json::arguments(arguments);
-        let id = self.0.ask(
+        asked(
+            &self.0,
             json!({"type": "approval", "tool": tool, "arguments": arguments}),
-            Reply::Approval(tx),
-        );
-        let withdraw = Withdraw(self.0.clone(), id);
-        Box::pin(async move {
-            let _withdraw = withdraw;
-            rx.await.unwrap_or(Answer::No)
-        })
+            Reply::Approval,
+            Answer::No,
+        )
     }
 }
 
@@ -176,16 +190,12 @@ impl std::fmt::Debug for PageElicitor {
 
 impl Elicitor for PageElicitor {
     fn elicit(&self, server: &str, message: &str, schema: &Value) -> ElicitationFuture {
-        let (tx, rx) = oneshot::channel();
-        let id = self.0.ask(
+        asked(
+            &self.0,
             json!({"type": "elicitation", "server": server, "message": message, "schema": schema}),
-            Reply::Elicitation(tx),
-        );
-        let withdraw = Withdraw(self.0.clone(), id);
-        Box::pin(async move {
-            let _withdraw = withdraw;
-            rx.await.unwrap_or(Elicitation::Cancel)
-        })
+            Reply::Elicitation,
+            Elicitation::Cancel,
+        )
     }
 }
 

@@ -197,6 +197,11 @@ async fn current_text(c: &Client, css: &str) -> String {
     }
 }
 
+/// Goes into the frame of the app matching `css`, once there.
+async fn enter_app(c: &Client, css: &str) {
+    element(c, css).await.enter_frame().await.unwrap();
+}
+
 /// Types `text` into the first element matching `css` once there.
 async fn type_into(c: &Client, css: &str, text: &str) {
     element(c, css).await.send_keys(text).await.unwrap();
@@ -445,21 +450,13 @@ async fn the_page_calls_reads_answers_and_shows_apps() {
     text_of(c, ".question.approval h3", "increment").await;
     screenshot(c, "app-approval").await;
     click(c, ".question.approval button.allow").await;
-    element(c, "#tool-detail iframe.app")
-        .await
-        .enter_frame()
-        .await
-        .unwrap();
+    enter_app(c, "#tool-detail iframe.app").await;
     text_of(c, "#count", "42").await;
     text_of(c, "#status", "incremented").await;
     click(c, "#plus").await;
     c.enter_parent_frame().await.unwrap();
     click(c, ".question.approval button.deny").await;
-    element(c, "#tool-detail iframe.app")
-        .await
-        .enter_frame()
-        .await
-        .unwrap();
+    enter_app(c, "#tool-detail iframe.app").await;
     text_of(
         c,
         "#status",
