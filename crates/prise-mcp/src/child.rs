@@ -108,7 +108,27 @@ pub fn spawn(
     stdio: &Stdio,
     log_dir: Option<&Path>,
 ) -> Result<(ChildServer, ChildStdout, ChildStdin), SpawnError> {
-    let mut command = Command::new(&stdio.command);
+    let sandboxed = match &stdio.sandbox {
+        None => None,
+        Some(sandbox) => {
+            let policy = crate::sandboxing::policy(stdio, sandbox);
+            let (command, confinement) =
+                prise_sandbox::confine(&stdio.command, &policy).map_err(|e| SpawnError {
+                    command: stdio.command.clone(),
+                    source: std::io::Error::other(format!("sandbox: {e}")),
+                })?;
+            if policy.network == prise_sandbox::Network::Denied && !confinement.refuses_udp {
+                tracing::warn!(
+                    "server {name}: sandbox: this system lets prise make no network namespace (user namespaces are restricted), so TCP is refused but UDP, and with it DNS, is not"
+                );
+            }
+            Some((command, confinement))
+        }
+    };
+    let (mut command, confinement) = match sandboxed {
+        Some((command, confinement)) => (Command::from(command), Some(confinement)),
+        None => (Command::new(&stdio.command), None),
+    };
     command
         .args(&stdio.args)
         .stdin(Pipe::piped())
@@ -127,23 +147,9 @@ pub fn spawn(
         command.current_dir(cwd);
     }
     // Last, so that the sandbox's private TMPDIR wins over the configured one.
-    let confinement = match &stdio.sandbox {
-        None => None,
-        Some(sandbox) => {
-            let policy = crate::sandboxing::policy(stdio, sandbox);
-            let confined =
-                prise_sandbox::confine(command.as_std_mut(), &policy).map_err(|e| SpawnError {
-                    command: stdio.command.clone(),
-                    source: std::io::Error::other(format!("sandbox: {e}")),
-                })?;
-            if policy.network == prise_sandbox::Network::Denied && !confined.network_namespace {
-                tracing::warn!(
-                    "server {name}: sandbox: this system lets prise make no network namespace (user namespaces are restricted), so TCP is refused but UDP, and with it DNS, is not"
-                );
-            }
-            Some(confined)
-        }
-    };
+    if let Some(confinement) = &confinement {
+        confinement.set_env(command.as_std_mut());
+    }
     // Its own group, so that ending the group reaches npx's and uvx's grandchildren; and
     // a safety net should this handle be dropped without a close.
     command.process_group(0).kill_on_drop(true);

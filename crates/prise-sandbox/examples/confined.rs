@@ -7,7 +7,7 @@
 //! ```
 
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use prise_sandbox::{Policy, confine};
 
@@ -20,15 +20,15 @@ fn main() -> ExitCode {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut policy = Policy::strict(home.as_deref(), None);
     policy.allow_write.extend(std::env::current_dir().ok());
-    let mut command = Command::new(program);
-    command.args(args);
-    let confinement = match confine(&mut command, &policy) {
-        Ok(confinement) => confinement,
+    let (mut command, confinement) = match confine(program, &policy) {
+        Ok(confined) => confined,
         Err(e) => {
             eprintln!("confined: {e}");
             return ExitCode::from(2);
         }
     };
+    command.args(args);
+    confinement.set_env(&mut command);
     let status = command.status();
     drop(confinement);
     match status {

@@ -2,15 +2,19 @@
 //! person's rights cannot read their keys, write outside the folders it was given, or
 //! reach the network.
 //!
-//! On Linux, [`confine`] prepares a [`Command`](std::process::Command) so that the
-//! child, between fork and exec, enters a Landlock domain (filesystem rules, TCP
-//! connect and bind rules, no signals to processes outside it), a network namespace
-//! of its own when the network is denied (which also stops UDP, and so DNS), and a
-//! seccomp filter that refuses Unix sockets opened by path (a Docker or D-Bus socket
-//! would reach past every other rule). Nothing is moved or mounted: the child sees the
-//! same paths, so launchers such as `npx`, `uvx` and version-manager shims keep
-//! working. Landlock grants, it cannot subtract, so "everything but `~/.ssh`" is
-//! granted as the entries beside each hidden path, read when the child is started.
+//! [`confine`] makes the [`Command`] for a program, held to a [`Policy`]:
+//!
+//! - On Linux, the child, between fork and exec, enters a Landlock domain (filesystem
+//!   rules, TCP connect and bind rules, no signals to processes outside it), a network
+//!   namespace of its own when the network is denied (which also stops UDP, and so
+//!   DNS), and a seccomp filter that refuses Unix sockets opened by path (a Docker or
+//!   D-Bus socket would reach past every other rule). Nothing is moved or mounted: the
+//!   child sees the same paths, so launchers such as `npx`, `uvx` and version-manager
+//!   shims keep working. Landlock grants, it cannot subtract, so "everything but
+//!   `~/.ssh`" is granted as the entries beside each hidden path, read when the child
+//!   is started.
+//! - On macOS, the program is started by `sandbox-exec` with a profile written from
+//!   the policy ([`seatbelt::profile`]). Untested: no macOS machine runs the tests.
 //!
 //! This crate knows processes and paths; it must not know about MCP, servers or the
 //! configuration format.
@@ -18,15 +22,16 @@
 //! ```no_run
 //! use prise_sandbox::{Policy, confine};
 //!
-//! let mut command = std::process::Command::new("cat");
-//! command.arg("/root/.ssh/id_rsa");
 //! let policy = Policy::strict(Some("/root".as_ref()), None);
-//! let _confinement = confine(&mut command, &policy)?; // keep it while the child runs
+//! let (mut command, confinement) = confine("cat", &policy)?; // keep it while the child runs
+//! command.arg("/root/.ssh/id_rsa");
+//! confinement.set_env(&mut command);
 //! assert!(!command.status()?.success());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod policy;
+pub mod seatbelt;
 
 // The only unsafe code of prise: what a child does between fork and exec.
 #[cfg(target_os = "linux")]
@@ -38,7 +43,9 @@ mod seccomp;
 
 pub use policy::{Network, Policy, folders_in, launcher_caches};
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// Why a process cannot be confined as asked.
 #[derive(Debug, thiserror::Error)]
@@ -72,8 +79,14 @@ pub enum SandboxError {
     /// The kernel refused the rules.
     #[error("the kernel refused the sandbox's rules: {0}")]
     Rules(String),
-    /// Sandboxing is built for Linux only.
-    #[error("sandboxing is built for Linux only (macOS's sandbox-exec is not supported yet)")]
+    /// macOS without `/usr/bin/sandbox-exec`.
+    #[error(
+        "this system has no {} to start a sandboxed program with",
+        seatbelt::SANDBOX_EXEC
+    )]
+    NoSandboxExec,
+    /// A system that is neither Linux nor macOS.
+    #[error("sandboxing is built for Linux (Landlock) and macOS (sandbox-exec) only")]
     Unsupported,
 }
 
@@ -82,11 +95,11 @@ pub enum SandboxError {
 #[derive(Debug)]
 pub struct Confinement {
     temp: tempfile::TempDir,
-    /// Whether the child has a network namespace of its own (no network at all), as
-    /// opposed to TCP rules only, which leave UDP open.
-    pub network_namespace: bool,
-    /// The kernel's Landlock ABI.
-    pub abi: i32,
+    network: Network,
+    /// Whether UDP (and with it DNS) is refused when the network is: true on Linux with
+    /// a network namespace of the child's own and on macOS; false on Linux when no
+    /// namespace can be made, where only TCP is refused.
+    pub refuses_udp: bool,
 }
 
 impl Confinement {
@@ -94,25 +107,48 @@ impl Confinement {
     pub fn temp_dir(&self) -> &Path {
         self.temp.path()
     }
+
+    /// Sets the variables a confined child needs: `TMPDIR` (and `TMP`, `TEMP`) to its
+    /// private folder, and, when the network is denied, those that ask npm and uv to
+    /// work from their caches rather than wait on a registry they cannot reach. Call
+    /// it after setting the command's own variables, so that these win.
+    pub fn set_env(&self, command: &mut Command) {
+        for key in ["TMPDIR", "TMP", "TEMP"] {
+            command.env(key, self.temp.path());
+        }
+        if self.network == Network::Denied {
+            command.envs(OFFLINE);
+        }
+    }
 }
 
-/// Prepares `command` so that the process it starts is held to `policy`. Sets
-/// `TMPDIR` (and `TMP`, `TEMP`) to a private folder, and, when the network is denied,
-/// asks npm and uv to work from their caches rather than wait on a registry they
-/// cannot reach. Keep the returned [`Confinement`] until the child has ended.
+/// Makes the command that starts `program` held to `policy`, and the [`Confinement`]
+/// to keep until the child has ended. Add arguments, stdio and variables to the
+/// command as to any other, then [`Confinement::set_env`] last.
 pub fn confine(
-    command: &mut std::process::Command,
+    program: impl AsRef<OsStr>,
     policy: &Policy,
-) -> Result<Confinement, SandboxError> {
+) -> Result<(Command, Confinement), SandboxError> {
+    let program = program.as_ref();
+    let temp = tempfile::Builder::new()
+        .prefix("prise-sandbox-")
+        .tempdir()
+        .map_err(SandboxError::TempDir)?;
     #[cfg(target_os = "linux")]
-    {
-        linux::confine(command, policy)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (command, policy);
-        Err(SandboxError::Unsupported)
-    }
+    let (command, refuses_udp) = linux::command(program, policy, temp.path())?;
+    #[cfg(target_os = "macos")]
+    let (command, refuses_udp) = (seatbelt::command(program, policy, temp.path())?, true);
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    let (command, refuses_udp): (Command, bool) = {
+        let _ = program;
+        return Err(SandboxError::Unsupported);
+    };
+    let confinement = Confinement {
+        temp,
+        network: policy.network.clone(),
+        refuses_udp,
+    };
+    Ok((command, confinement))
 }
 
 /// Variables that make package launchers work offline, for a child without network.
@@ -122,20 +158,3 @@ const OFFLINE: [(&str, &str); 4] = [
     ("UV_OFFLINE", "1"),
     ("PIP_NO_INDEX", "1"),
 ];
-
-fn private_temp(
-    command: &mut std::process::Command,
-    policy: &Policy,
-) -> Result<tempfile::TempDir, SandboxError> {
-    let temp = tempfile::Builder::new()
-        .prefix("prise-sandbox-")
-        .tempdir()
-        .map_err(SandboxError::TempDir)?;
-    for key in ["TMPDIR", "TMP", "TEMP"] {
-        command.env(key, temp.path());
-    }
-    if policy.network == Network::Denied {
-        command.envs(OFFLINE);
-    }
-    Ok(temp)
-}

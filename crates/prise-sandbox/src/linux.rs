@@ -2,9 +2,10 @@
 //! exec. Everything that allocates or reads the filesystem happens in the parent; the
 //! child only makes system calls, as is required after `fork` in a threaded program.
 
-use std::ffi::CString;
+use std::ffi::{CString, OsStr};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use landlock::{
@@ -12,7 +13,7 @@ use landlock::{
     RulesetCreated, RulesetCreatedAttr, Scope,
 };
 
-use crate::{Confinement, Network, Policy, SandboxError, private_temp, seccomp};
+use crate::{Network, Policy, SandboxError, seccomp};
 
 /// Devices every program may write: the null device and its kind, terminals, and
 /// shared memory.
@@ -37,10 +38,13 @@ fn writable(abi: ABI, path: &Path) -> BitFlags<AccessFs> {
     }
 }
 
-pub(crate) fn confine(
-    command: &mut std::process::Command,
+/// The command for `program`, with the rules its child enters before exec, and
+/// whether the child has a network namespace of its own (which refuses UDP too).
+pub(crate) fn command(
+    program: &OsStr,
     policy: &Policy,
-) -> Result<Confinement, SandboxError> {
+    temp: &Path,
+) -> Result<(Command, bool), SandboxError> {
     let version = landlock_abi();
     if version < 1 {
         return Err(SandboxError::NoLandlock);
@@ -54,7 +58,6 @@ pub(crate) fn confine(
             abi: version,
         });
     }
-    let temp = private_temp(command, policy)?;
     let rules = |e: landlock::RulesetError| SandboxError::Rules(e.to_string());
 
     let mut ruleset = Ruleset::default()
@@ -87,7 +90,7 @@ pub(crate) fn confine(
         .allow_write
         .iter()
         .map(PathBuf::as_path)
-        .chain([temp.path()])
+        .chain([temp])
     {
         let fd = PathFd::new(path).map_err(|_| SandboxError::Writable {
             path: path.to_owned(),
@@ -117,6 +120,7 @@ pub(crate) fn confine(
     let namespace_setup = namespace.then(NamespaceSetup::for_this_user);
     let unix_sockets = policy.unix_sockets;
     let mut ruleset = Some(ruleset);
+    let mut command = Command::new(program);
     // SAFETY: the closure only makes system calls (unshare, open, write, prctl,
     // landlock_restrict_self) on data prepared before the fork.
     unsafe {
@@ -134,11 +138,7 @@ pub(crate) fn confine(
             Ok(())
         });
     }
-    Ok(Confinement {
-        temp,
-        network_namespace: namespace,
-        abi: version,
-    })
+    Ok((command, namespace))
 }
 
 /// The kernel's Landlock ABI version, or 0 (or less) when it has none.
@@ -296,7 +296,7 @@ fn network_namespaces_work() -> bool {
     static WORKS: OnceLock<bool> = OnceLock::new();
     *WORKS.get_or_init(|| {
         let setup = NamespaceSetup::for_this_user();
-        let mut probe = std::process::Command::new("/");
+        let mut probe = Command::new("/");
         probe
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

@@ -36,9 +36,17 @@ impl Scene {
 }
 
 fn sh(script: &str, policy: Option<&Policy>) -> Output {
-    let mut command = Command::new("sh");
+    let (mut command, kept) = match policy {
+        Some(policy) => {
+            let (command, confinement) = confine("sh", policy).unwrap();
+            (command, Some(confinement))
+        }
+        None => (Command::new("sh"), None),
+    };
     command.arg("-c").arg(script);
-    let _kept = policy.map(|p| confine(&mut command, p).unwrap());
+    if let Some(confinement) = &kept {
+        confinement.set_env(&mut command);
+    }
     command.output().unwrap()
 }
 
@@ -137,9 +145,9 @@ fn unix_sockets_by_path_are_refused_unless_allowed() {
 #[test]
 fn the_private_temp_goes_when_the_confinement_is_dropped() {
     let scene = Scene::new();
-    let mut command = Command::new("sh");
+    let (mut command, confinement) = confine("sh", &scene.policy()).unwrap();
     command.arg("-c").arg("echo $TMPDIR");
-    let confinement = confine(&mut command, &scene.policy()).unwrap();
+    confinement.set_env(&mut command);
     let mut out = String::new();
     let mut child = command
         .stdout(std::process::Stdio::piped())
