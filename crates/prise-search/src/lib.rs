@@ -1,13 +1,15 @@
 //! Tool search: MCP tools ranked for a task said in words, offline, with no model:
 //! BM25 over each tool's name split into words, its title, description, parameter
 //! names and descriptions, and its server's name, the words stemmed (Snowball's English
-//! stemmer). Each word of the query is a concept, met by itself or by one of the usual
-//! synonyms of software (delete and remove, find and search, ticket and issue...); a
-//! tool scores by the concepts it meets and the share of them, never by its server's
-//! name alone. Values count by their kind (`config.yaml` is a file, `OPS-12` an issue,
-//! `#general` a channel), names in the middle of a sentence count half, a tool whose
-//! action is the one asked for (`create_`, `list_`; "which branches" asks for a list)
-//! scores more, and a deprecated one less.
+//! stemmer). Each word of the query is a concept, met by itself or by one of the words
+//! people use for it (its lexicon: delete and remove, ticket and issue, and phrases
+//! such as "get rid of" or "money back"); a tool scores by the concepts it meets, the
+//! share of them, and the share it meets in its name, never by its server's name
+//! alone. Values count by their kind (`config.yaml` is a file, `OPS-12` an issue,
+//! `#general` a channel, `'fix typo'` a text, `4f2a9c1` a commit, Singapore a time
+//! zone), names in the middle of a sentence count half, a tool whose action is the one
+//! asked for (`create_`, `list_`; "which branches" asks for a list) scores more and one
+//! with another action less, and a deprecated one less.
 //!
 //! The agent searches with it (`prise_agent::offer`), and so do `prise tools --search`
 //! and the gateway's `search_tools`. It knows tool definitions only: not mounting,
@@ -34,6 +36,10 @@
 
 use std::collections::HashMap;
 
+mod lexicon;
+mod places;
+
+use lexicon::{Lexicon, STOPWORDS, actions_of, with_phrases_read};
 use rmcp::model::Tool;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::Serialize;
@@ -54,142 +60,18 @@ const PARAMETER_DESCRIPTION: f32 = 0.5;
 const SYNONYM: f32 = 0.6;
 /// How much a proper name of the query counts (see [`proper_names`]).
 const PROPER_NAME: f32 = 0.5;
+/// How much more a tool scores that meets all of a query's words in its name or title
+/// (in proportion: half as much for half of them): a tool is named for what it does.
+const NAMED: f32 = 1.0;
 /// How much the share of a query's words a tool meets weighs on its score.
 const COVERAGE: f32 = 1.0;
 
-/// Words that say nothing of what a tool does.
-const STOPWORDS: [&str; 44] = [
-    "a", "an", "the", "of", "to", "in", "on", "for", "with", "and", "or", "is", "are", "be", "by",
-    "from", "at", "as", "it", "its", "this", "that", "these", "my", "me", "i", "you", "your", "we",
-    "our", "please", "can", "could", "would", "should", "what", "which", "do", "does", "how",
-    "some", "all", "into", "about",
-];
-
-/// Words people use for one another when they ask for software to do something. Kept
-/// general on purpose: a list fitted to one set of tools would not carry to the next.
-const SYNONYMS: [&[&str]; 39] = [
-    &[
-        "delete", "remove", "erase", "drop", "destroy", "trash", "forget",
-    ],
-    &["create", "make", "add", "new", "file", "open", "start"],
-    &[
-        "find", "search", "look", "lookup", "query", "locate", "grep",
-    ],
-    &["list", "show", "enumerate", "browse", "which"],
-    &[
-        "get", "fetch", "read", "retrieve", "load", "view", "download", "see", "grab",
-    ],
-    &["send", "post", "deliver", "notify", "tell", "message"],
-    &["update", "edit", "modify", "change", "patch", "set"],
-    &["rename", "move"],
-    &["write", "save", "store", "put", "upload"],
-    &["run", "execute", "exec", "invoke", "launch"],
-    &["stop", "halt", "kill", "cancel", "terminate"],
-    &["reply", "respond", "comment", "answer"],
-    &["react", "reaction", "emoji"],
-    &["remember", "memory", "recall", "knowledge", "know"],
-    &["add", "sum", "plus", "total"],
-    &["history", "log", "recent"],
-    &["file", "document", "doc"],
-    &["directory", "folder", "dir"],
-    &["repository", "repo", "project"],
-    &["issue", "ticket", "bug", "task"],
-    &["pull", "merge", "pr"],
-    &["email", "mail", "inbox"],
-    &["message", "chat", "dm"],
-    &["channel", "room", "chat"],
-    &[
-        "event",
-        "meeting",
-        "appointment",
-        "calendar",
-        "schedule",
-        "sync",
-    ],
-    &["assign", "give", "hand"],
-    &["time", "clock", "now", "current", "date", "today"],
-    &["date", "day", "today", "tomorrow", "yesterday", "week"],
-    &["image", "picture", "photo", "screenshot"],
-    &["payment", "pay", "charge", "invoice"],
-    &["refund", "reimburse"],
-    &["customer", "client", "user", "account"],
-    &["database", "db", "sql", "table"],
-    &["container", "pod"],
-    &["cluster", "kubernetes", "k8s"],
-    &["bucket", "storage", "object", "blob"],
-    &["url", "web", "page", "website", "link", "article"],
-    &["commit", "change"],
-    &["text", "content", "contents", "inside"],
-];
-
-/// What a tool does, as the first verb of its name says (`create_issue`, `list_events`),
-/// and the words by which people ask for it, questions included ("what's in the
-/// bucket" asks for a list). A tool whose action is the query's gets [`ACTION`] more.
-const ACTIONS: [(&str, &[&str]); 11] = [
-    (
-        "create",
-        &[
-            "create", "make", "add", "new", "open", "start", "schedule", "remember", "book",
-            "draft", "file", "put",
-        ],
-    ),
-    (
-        "list",
-        &["list", "show", "which", "what", "browse", "enumerate"],
-    ),
-    (
-        "get",
-        &[
-            "get", "read", "fetch", "retrieve", "view", "download", "see", "what", "show",
-        ],
-    ),
-    (
-        "search",
-        &[
-            "search", "find", "look", "lookup", "locate", "grep", "where", "query",
-        ],
-    ),
-    (
-        "update",
-        &[
-            "update",
-            "edit",
-            "modify",
-            "change",
-            "set",
-            "patch",
-            "transition",
-        ],
-    ),
-    (
-        "delete",
-        &[
-            "delete", "remove", "erase", "drop", "cancel", "destroy", "forget",
-        ],
-    ),
-    (
-        "send",
-        &["send", "post", "tell", "notify", "email", "message"],
-    ),
-    ("write", &["write", "save", "store", "put", "upload"]),
-    ("comment", &["comment", "reply", "respond", "answer"]),
-    ("move", &["move", "rename"]),
-    ("run", &["run", "execute", "apply", "invoke"]),
-];
 /// How much more a tool scores whose action is the query's (and less, one that
 /// changes things when the query asks a question).
 const ACTION: f32 = 1.5;
 /// What a tool that says it is deprecated keeps of its score: its replacement comes
 /// first.
 const DEPRECATED: f32 = 0.5;
-
-/// The actions a word asks for.
-fn actions_of(word: &str) -> impl Iterator<Item = &'static str> + '_ {
-    ACTIONS
-        .iter()
-        .filter(move |(_, words)| words.contains(&word))
-        .map(|(action, _)| *action)
-}
 
 /// A tool found for a query, and how well it fits.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -206,8 +88,11 @@ struct Met {
     seen: bool,
     /// The best score of the concept's words in the tool.
     gained: f32,
-    /// Met in the tool's own words, not only its server's name.
-    own: bool,
+    /// How closely it was met in the tool's own words (not only its server's name):
+    /// 1 by the word itself, [`SYNONYM`] by a synonym only, 0 not at all.
+    own: f32,
+    /// How closely it was met in the tool's name or title, likewise.
+    named: f32,
 }
 
 /// A term in one tool.
@@ -218,12 +103,15 @@ struct Posting {
     /// Found in the tool's own words, not only in its server's name: a server's name
     /// says where a tool is, not what it does, so it never finds a tool by itself.
     own: bool,
+    /// Found in the tool's name or title.
+    named: bool,
 }
 
 /// Tools, indexed for [`ToolIndex::search`].
 pub struct ToolIndex {
     names: Vec<String>,
-    /// Each tool's action: the first word of its name that is one ([`ACTIONS`]).
+    /// Each tool's action: the first word of its name that is one
+    /// ([`lexicon::ACTIONS`]).
     actions: Vec<Option<&'static str>>,
     /// Whether each tool's description says it is deprecated.
     deprecated: Vec<bool>,
@@ -259,38 +147,41 @@ impl ToolIndex {
         let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
         let mut lengths = Vec::new();
         for (id, (name, server, tool)) in tools.into_iter().enumerate() {
-            let mut counts: HashMap<String, (f32, bool)> = HashMap::new();
+            let mut counts: HashMap<String, (f32, bool, bool)> = HashMap::new();
             let mut length = 0.0;
-            let mut add = |text: &str, weight: f32, own: bool| {
+            let mut add = |text: &str, weight: f32, own: bool, named: bool| {
                 for term in terms(text, &stemmer) {
                     let count = counts.entry(term).or_default();
                     count.0 += weight;
                     count.1 |= own;
+                    count.2 |= named;
                     length += weight;
                 }
             };
-            add(&tool.name, NAME, true);
-            add(tool.title.as_deref().unwrap_or_default(), TITLE, true);
-            add(server, SERVER, false);
+            add(&tool.name, NAME, true, true);
+            add(tool.title.as_deref().unwrap_or_default(), TITLE, true, true);
+            add(server, SERVER, false, false);
             servers.extend(terms(server, &stemmer));
             add(
                 tool.description.as_deref().unwrap_or_default(),
                 DESCRIPTION,
                 true,
+                false,
             );
             if let Some(Value::Object(properties)) = tool.input_schema.get("properties") {
                 for (parameter, schema) in properties {
-                    add(parameter, PARAMETER, true);
+                    add(parameter, PARAMETER, true, false);
                     if let Some(text) = schema.get("description").and_then(Value::as_str) {
-                        add(text, PARAMETER_DESCRIPTION, true);
+                        add(text, PARAMETER_DESCRIPTION, true, false);
                     }
                 }
             }
-            for (term, (frequency, own)) in counts {
+            for (term, (frequency, own, named)) in counts {
                 postings.entry(term).or_default().push(Posting {
                     tool: id as u32,
                     frequency,
                     own,
+                    named,
                 });
             }
             names.push(name.to_owned());
@@ -314,10 +205,19 @@ impl ToolIndex {
                         .next()
                         .or_else(|| actions_of(&singular).next())
                 });
+            // A word of the name that is an action's own name says it best:
+            // `add_issue_comment` comments, though "add" creates.
+            let named = raw_words(&tool.name);
             actions.push(
-                raw_words(&tool.name)
+                named
                     .iter()
-                    .find_map(|w| actions_of(w).next())
+                    .find_map(|w| {
+                        lexicon::ACTIONS
+                            .iter()
+                            .find(|(a, _)| a == w)
+                            .map(|(a, _)| *a)
+                    })
+                    .or_else(|| named.iter().find_map(|w| actions_of(w).next()))
                     .or(described),
             );
         }
@@ -355,6 +255,7 @@ impl ToolIndex {
         // name in the middle of the sentence (Alice, Sydney, Acme) is what a tool is to
         // work on rather than what it does: it counts half, unless it names a server.
         let names = proper_names(query);
+        let lexicon = Lexicon::get();
         let mut concepts: Vec<(f32, HashMap<String, f32>)> = Vec::new();
         let add_concept = |word: &str, concepts: &mut Vec<(f32, HashMap<String, f32>)>| {
             let stem = self.stemmer.stem(word).into_owned();
@@ -366,29 +267,34 @@ impl ToolIndex {
             } else {
                 1.0
             };
-            let mut concept: HashMap<String, f32> = HashMap::from([(stem, 1.0)]);
-            for group in SYNONYMS.iter().filter(|g| g.contains(&word)) {
-                for synonym in group.iter().filter(|s| **s != word) {
-                    let stem = self.stemmer.stem(synonym).into_owned();
-                    let weight = concept.entry(stem).or_default();
-                    *weight = weight.max(SYNONYM);
-                }
-            }
+            let mut concept: HashMap<String, f32> = lexicon
+                .synonyms(&stem)
+                .iter()
+                .map(|synonym| (synonym.clone(), SYNONYM))
+                .collect();
+            concept.insert(stem, 1.0);
             concepts.push((weight, concept));
         };
         // A file's name, an address, a number are values the tool is to be given:
         // their kind is what the query asks about, not the words inside them
         // (`config.yaml` is a file, not YAML).
-        let (kinds, rest) = kinds_named(query);
+        // Phrases are read as the word they stand for ("get rid of" is delete).
+        let (place, rest) = places::named(query);
+        let (mut kinds, rest) = kinds_named(&rest);
+        if place {
+            kinds.push("timezone");
+        }
+        let rest = with_phrases_read(&rest);
         for word in words(&rest) {
             add_concept(&word, &mut concepts);
         }
-        for kind in kinds {
+        for kind in &kinds {
             add_concept(kind, &mut concepts);
         }
         let total = self.names.len() as f32;
         let mut scores = vec![0.0f32; self.names.len()];
         let mut covered = vec![0.0f32; self.names.len()];
+        let mut in_name = vec![0.0f32; self.names.len()];
         let mut known = 0.0f32;
         // What each tool met of the concept at hand, and which tools met it.
         let mut met = vec![Met::default(); self.names.len()];
@@ -414,34 +320,46 @@ impl ToolIndex {
                         touched.push(id);
                     }
                     met[id].gained = met[id].gained.max(importance * weight * idf * saturated);
-                    met[id].own |= posting.own;
+                    if posting.own {
+                        met[id].own = met[id].own.max(*weight);
+                    }
+                    if posting.named {
+                        met[id].named = met[id].named.max(*weight);
+                    }
                 }
             }
             if anywhere {
                 known += importance;
             }
             for id in touched.drain(..) {
-                let Met { gained, own, .. } = std::mem::take(&mut met[id]);
+                let Met {
+                    gained, own, named, ..
+                } = std::mem::take(&mut met[id]);
+                in_name[id] += importance * named;
                 scores[id] += gained;
-                if own {
-                    covered[id] += importance;
-                }
+                covered[id] += importance * own;
             }
         }
         // A tool that meets more of what was asked comes first: two words met weakly
         // say more than one met strongly. Words no tool has do not count.
-        for (score, covered) in scores.iter_mut().zip(&covered) {
+        for ((score, covered), in_name) in scores.iter_mut().zip(&covered).zip(&in_name) {
             if *covered == 0.0 {
                 *score = 0.0;
             } else {
                 *score *= (*covered / known.max(1.0)).powf(COVERAGE);
+                *score *= 1.0 + NAMED * in_name / known.max(1.0);
             }
         }
         // The first word of the query that asks for an action says which ("what" may
         // ask for a list or for one thing).
-        let asked: Vec<&str> = raw_words(query)
+        // To open a file or a page is to read it; to open a ticket, to make one.
+        let opens_to_read = kinds.iter().any(|k| matches!(*k, "file" | "image" | "url"));
+        let asked: Vec<&str> = raw_words(&rest)
             .iter()
             .find_map(|w| {
+                if w == "open" && opens_to_read {
+                    return Some(vec!["get"]);
+                }
                 let actions: Vec<&str> = actions_of(w).collect();
                 (!actions.is_empty()).then_some(actions)
             })
@@ -455,6 +373,8 @@ impl ToolIndex {
                 Some(a) if asked.contains(a) => *score *= ACTION,
                 // A question ("which branches...") asks to read, not to change.
                 Some(a) if asks_to_read && !reading(a) => *score /= ACTION,
+                // A change asked for ("make a folder") is not a reading, nor another change.
+                Some(_) if !asked.is_empty() && !asks_to_read => *score /= ACTION,
                 _ => {}
             }
             if *deprecated {
@@ -483,6 +403,10 @@ impl ToolIndex {
 /// channel (`#general`), a number; and the query without those values.
 fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
     let mut kinds = Vec::new();
+    let (quoted, query) = without_quotes(query);
+    if quoted {
+        kinds.push("text");
+    }
     let mut rest = String::new();
     for raw in query.split_whitespace() {
         let token = raw;
@@ -502,6 +426,8 @@ fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
             &["channel"]
         } else if is_issue_key(token) {
             &["issue"]
+        } else if is_commit_hash(token) {
+            &["commit"]
         } else if !token.is_empty()
             && token
                 .chars()
@@ -551,6 +477,61 @@ fn proper_names(query: &str) -> Vec<String> {
         })
         .map(str::to_lowercase)
         .collect()
+}
+
+/// `query` without the text it quotes (`'fix typo'`, `"hello"`), which is a value to
+/// pass on, not words about what to do; and whether it quoted any. A quote counts
+/// where it opens a word and closes one, so "what's" and "don't" are not quotes.
+fn without_quotes(query: &str) -> (bool, String) {
+    let mut rest = String::with_capacity(query.len());
+    let mut quoted = false;
+    let mut chars = query.char_indices().peekable();
+    let mut previous = ' ';
+    while let Some((at, c)) = chars.next() {
+        let opens = matches!(c, '\'' | '"' | '`' | '‘' | '“') && !previous.is_alphanumeric();
+        let close = match c {
+            '‘' => '’',
+            '“' => '”',
+            c => c,
+        };
+        let end = opens
+            .then(|| {
+                query[at + c.len_utf8()..]
+                    .char_indices()
+                    .find(|&(i, d)| {
+                        let after = query[at + c.len_utf8() + i + d.len_utf8()..].chars().next();
+                        d == close && after.is_none_or(|a| !a.is_alphanumeric())
+                    })
+                    .map(|(i, d)| at + c.len_utf8() + i + d.len_utf8())
+            })
+            .flatten();
+        match end {
+            Some(end) => {
+                quoted = true;
+                rest.push(' ');
+                while chars.peek().is_some_and(|&(i, _)| i < end) {
+                    chars.next();
+                }
+                previous = ' ';
+            }
+            None => {
+                rest.push(c);
+                previous = c;
+            }
+        }
+    }
+    (quoted, rest)
+}
+
+/// A commit's hash, as people paste it: 7 to 40 hexadecimal digits, letters and
+/// digits both.
+fn is_commit_hash(token: &str) -> bool {
+    (7..=40).contains(&token.len())
+        && token
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        && token.chars().any(|c| c.is_ascii_digit())
+        && token.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 /// `OPS-12`, `PROJ-7`: capitals, a dash, digits.
@@ -658,6 +639,12 @@ mod tests {
             ["show", "and", "to", "in", "times"]
         );
         assert_eq!(kinds_named("shot.png").0, ["file", "image"]);
+        let (kinds, rest) = kinds_named("commit it as 'fix typo' and show 4f2a9c1, what's \"x\"");
+        assert_eq!(kinds, ["text", "commit"]);
+        assert_eq!(
+            rest.split_whitespace().collect::<Vec<_>>(),
+            ["commit", "it", "as", "and", "show", "what's"]
+        );
         // Abbreviations and versions are not files.
         assert!(kinds_named("e.g. v1.2 and ok.").0.is_empty());
         assert_eq!(

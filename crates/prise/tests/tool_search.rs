@@ -2,13 +2,14 @@
 //! the tests install (mounted for real) and definitions written for common services
 //! (`fixtures/service_tools.json`: code hosting, chat, calendar, tickets, a database,
 //! a cluster, storage, payments, mail), against tasks written as people say them,
-//! each with the tool that serves it (`fixtures/tool_search_tasks.json`, the set the
-//! ranking was first tuned on; `fixtures/tool_search_held_out.json`, written after that
-//! tuning, measured, then tuned on in its turn; `fixtures/tool_search_fresh.json`,
-//! written before the second tuning and only measured after it). The targets are
-//! recall@5 ≥ 95 % and recall@1 ≥ 80 %;
-//! they are not met yet (docs/agent.md has the figures), so the test holds the ranking
-//! to what it measured, to catch a change that makes it worse.
+//! each with the tool that serves it, in five sets written one after another, each
+//! before a change of the ranking: `tool_search_tasks.json` (the first, tuned on),
+//! `tool_search_held_out.json` (then tuned on in its turn), `tool_search_fresh.json`
+//! and `tool_search_unseen.json` (measured, then their misses looked at), and
+//! `tool_search_blind.json`, whose misses are never printed, so that it stays a
+//! measure. The targets are recall@5 ≥ 95 % and recall@1 ≥ 80 %; they are not met on
+//! the blind set (docs/agent.md has the figures), so the test holds the ranking to
+//! what it measured, to catch a change that makes it worse.
 
 mod common;
 #[path = "../../prise-llm/tests/scripted_model/mod.rs"]
@@ -93,17 +94,21 @@ fn tasks_find_their_tools_among_a_hundred() {
         blind.figures()
     );
     assert!(tuned.tasks >= 40);
-    // Measured on the tasks it was tuned on: 87.2 % and 100 % (41 and 47 of 47).
-    assert!(tuned.at5 >= 1.0, "{tuned}");
-    assert!(tuned.at1 >= 0.87, "{tuned}");
-    // Measured on the first held-out tasks, tuned on since: 66.7 % and 100 % (16 and
-    // 24 of 24).
-    assert!(held_out.at5 >= 1.0, "{held_out}");
-    assert!(held_out.at1 >= 0.66, "{held_out}");
-    // Measured on tasks written before the last tuning and not looked at during it:
-    // 51.1 % and 76.6 % (24 and 36 of 47). The figures to believe.
-    assert!(fresh.at5 >= 0.76, "{fresh}");
-    assert!(fresh.at1 >= 0.51, "{fresh}");
+    // Each set is held to what it measured with the lexicon of software words (the
+    // sets' files say how they were written; only the last was never looked at).
+    // Tuned on: 80.9 % and 95.7 % (38 and 45 of 47).
+    assert!(tuned.at1 >= 0.80 && tuned.at5 >= 0.95, "{tuned}");
+    // Tuned on: 79.2 % and 100 % (19 and 24 of 24).
+    assert!(held_out.at1 >= 0.79 && held_out.at5 >= 1.0, "{held_out}");
+    // Its misses were looked at before the lexicon was written: 61.7 % and 95.7 % (29
+    // and 45 of 47).
+    assert!(fresh.at1 >= 0.61 && fresh.at5 >= 0.95, "{fresh}");
+    // Written before the lexicon, its misses seen once: 67.3 % and 92.7 % (37 and 51
+    // of 55).
+    assert!(unseen.at1 >= 0.67 && unseen.at5 >= 0.92, "{unseen}");
+    // Written before the lexicon and measured once, after it, without looking at what
+    // it missed: 52.1 % and 87.5 % (25 and 42 of 48). The figures to believe.
+    assert!(blind.at1 >= 0.52 && blind.at5 >= 0.87, "{}", blind.figures());
 }
 
 /// Recall of the tasks of one fixture file.
