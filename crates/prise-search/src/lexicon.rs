@@ -7,130 +7,24 @@
 //! and mail tools in general, not from any one set of tools or tasks: a list fitted
 //! to one set would not carry to the next.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 /// Words that say nothing of what a tool does.
-pub(crate) const STOPWORDS: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "of",
-    "to",
-    "in",
-    "on",
-    "for",
-    "with",
-    "and",
-    "or",
-    "is",
-    "are",
-    "be",
-    "by",
-    "from",
-    "at",
-    "as",
-    "it",
-    "its",
-    "this",
-    "that",
-    "these",
-    "my",
-    "me",
-    "i",
-    "you",
-    "your",
-    "we",
-    "our",
-    "please",
-    "can",
-    "could",
-    "would",
-    "should",
-    "what",
-    "which",
-    "do",
-    "does",
-    "how",
-    "some",
-    "all",
-    "into",
-    "about",
-    "any",
-    "just",
-    "there",
-    "here",
-    "want",
-    "need",
-    "let",
-    "us",
-    "already",
-    "yet",
-    "still",
-    "also",
-    "really",
-    "actually",
-    "anything",
-    "something",
-    "anyone",
-    "someone",
-    "anywhere",
-    "somewhere",
-    "very",
-    "too",
-    "so",
-    "then",
-    "than",
-    "but",
-    "if",
-    "was",
-    "were",
-    "been",
-    "being",
-    "have",
-    "has",
-    "had",
-    "got",
-    "will",
-    "shall",
-    "may",
-    "might",
-    "must",
-    "again",
-    "only",
-    "own",
-    "such",
-    "each",
-    "other",
-    "them",
-    "they",
-    "their",
-    "he",
-    "she",
-    "him",
-    "her",
-    "his",
-    "who",
-    "whom",
-    "whose",
-    "why",
-    "when",
-    "go",
-    "over",
-    "s",
-    "m",
-    "t",
-    "re",
-    "ve",
-    "ll",
-    "d",
-];
+const STOPWORDS: &str = "a an the of to in on for with and or is are be by from at as it its this that \
+    these my me i you your we our please can could would should what which do does how \
+    some all into about any just there here want need let us already yet still also \
+    really actually anything something anyone someone anywhere somewhere very too so \
+    then than but if was were been being have has had got will shall may might must \
+    again only own such each other them they their he she him her his who whom whose \
+    why when go over s m t re ve ll d";
 
 /// Phrases that stand for a word, read before the query is split into words: what
-/// they ask for is not in any of their words ("money back" is not about money).
-pub(crate) const PHRASES: &[(&str, &str)] = &[
+/// they ask for is not in any of their words ("money back" is not about money). The
+/// first word of a phrase may be inflected ("signed up", "looking for").
+const PHRASES: &[(&str, &str)] = &[
     ("money back", "refund"),
     ("get rid of", "delete"),
     ("throw away", "delete"),
@@ -176,431 +70,268 @@ pub(crate) const PHRASES: &[(&str, &str)] = &[
     ("call off", "cancel"),
 ];
 
-/// Words that stand for one another. A word may be in several groups (a "file" is a
-/// document, and to file is to create).
-pub(crate) const SYNONYMS: &[&[&str]] = &[
+/// Words that stand for one another, a group to a line. A word may be in several
+/// groups (a "file" is a document, and to file is to create).
+const SYNONYMS: &[&str] = &[
     // What is done.
-    &[
-        "delete", "remove", "erase", "drop", "destroy", "trash", "forget", "purge", "wipe",
-        "discard", "rm", "scrap", "cancel",
-    ],
-    &[
-        "create", "make", "add", "new", "file", "open", "start", "raise", "register", "generate",
-        "init", "mkdir", "touch",
-    ],
-    &[
-        "find", "search", "look", "lookup", "query", "locate", "grep", "hunt", "seek", "where",
-        "filter", "match",
-    ],
-    &[
-        "list",
-        "show",
-        "enumerate",
-        "browse",
-        "which",
-        "ls",
-        "overview",
-        "every",
-        "exist",
-    ],
-    &[
-        "get", "fetch", "read", "retrieve", "load", "view", "download", "see", "grab", "cat",
-        "print", "display", "open", "inspect", "peek", "dump", "say",
-    ],
-    &[
-        "send",
-        "post",
-        "deliver",
-        "notify",
-        "tell",
-        "message",
-        "ping",
-        "announce",
-        "broadcast",
-        "inform",
-        "share",
-    ],
-    &[
-        "update", "edit", "modify", "change", "patch", "set", "alter", "tweak", "adjust", "fix",
-        "correct", "replace", "amend", "turn",
-    ],
-    &["rename", "move", "relocate", "mv", "transfer"],
-    &[
-        "write", "save", "store", "put", "upload", "persist", "record", "jot",
-    ],
-    &["copy", "duplicate", "clone", "cp"],
-    &[
-        "run", "execute", "exec", "invoke", "launch", "apply", "trigger", "perform",
-    ],
-    &["stop", "halt", "kill", "cancel", "terminate", "abort"],
-    &["reply", "respond", "comment", "answer"],
-    &[
-        "react", "reaction", "emoji", "thumbs", "like", "upvote", "emoticon",
-    ],
-    &[
-        "remember",
-        "memory",
-        "recall",
-        "knowledge",
-        "know",
-        "fact",
-        "memorize",
-        "memorise",
-        "note",
-        "observation",
-    ],
-    &["add", "sum", "plus", "total", "combine"],
-    &["history", "log", "recent", "latest", "timeline"],
-    &["count", "tally", "total"],
-    &["check", "verify", "test", "healthy", "health"],
+    "delete remove erase drop destroy trash forget purge wipe discard rm scrap cancel",
+    "create make add new file open start raise register generate init mkdir touch",
+    "find search look lookup query locate grep hunt seek where filter match",
+    "list show enumerate browse which ls overview every exist",
+    "get fetch read retrieve load view download see grab cat print display open \
+     inspect peek dump say",
+    "send post deliver notify tell message ping announce broadcast inform share",
+    "update edit modify change patch set alter tweak adjust fix correct replace amend turn",
+    "rename move relocate mv transfer",
+    "write save store put upload persist record jot",
+    "copy duplicate clone cp",
+    "run execute exec invoke launch apply trigger perform",
+    "stop halt kill cancel terminate abort",
+    "reply respond comment answer",
+    "react reaction emoji thumbs like upvote emoticon",
+    "remember memory recall knowledge know fact memorize memorise note observation",
+    "add sum plus total combine",
+    "history log recent latest timeline",
+    "count tally total",
+    "check verify test healthy health",
     // Files and folders.
-    &["file", "document", "doc"],
-    &["directory", "folder", "dir", "path"],
-    &[
-        "tree",
-        "hierarchy",
-        "structure",
-        "nested",
-        "recursive",
-        "layout",
-    ],
-    &[
-        "size", "large", "big", "space", "byte", "bytes", "heavy", "huge",
-    ],
-    &[
-        "info",
-        "metadata",
-        "detail",
-        "details",
-        "attribute",
-        "permission",
-        "modified",
-        "created",
-        "timestamp",
-        "stat",
-    ],
-    &[
-        "text", "content", "contents", "inside", "body", "say", "says",
-    ],
-    &[
-        "image",
-        "picture",
-        "photo",
-        "screenshot",
-        "pic",
-        "diagram",
-        "logo",
-        "icon",
-        "media",
-    ],
-    &["audio", "sound", "recording", "voice"],
-    &["multiple", "several", "both", "many", "batch"],
-    &["allowed", "permitted", "accessible", "access"],
+    "file document doc",
+    "directory folder dir path",
+    "tree hierarchy structure nested recursive layout",
+    "size large big space byte bytes heavy huge",
+    "info metadata detail details attribute permission modified created timestamp stat",
+    "text content contents inside body say says",
+    "image picture photo screenshot pic diagram logo icon media",
+    "audio sound recording voice",
+    "multiple several both many batch",
+    "allowed permitted accessible access",
     // Version control.
-    &["repository", "repo", "project", "codebase"],
-    &["commit", "revision", "sha", "changeset"],
-    &["stage", "staged", "index", "cached"],
-    &[
-        "unstaged",
-        "uncommitted",
-        "working",
-        "dirty",
-        "pending",
-        "modified",
-    ],
-    &["unstage", "reset", "undo", "revert", "rollback"],
-    &["branch", "checkout", "switch"],
-    &["status", "state"],
-    &["diff", "difference", "compare", "changes", "delta"],
-    &[
-        "code",
-        "source",
-        "definition",
-        "defined",
-        "defines",
-        "function",
-        "symbol",
-    ],
-    &["pull", "merge", "pr", "ship", "land"],
-    &["review", "approve", "approval"],
+    "repository repo project codebase",
+    "commit revision sha changeset",
+    "stage staged index cached",
+    "unstaged uncommitted working dirty pending modified",
+    "unstage reset undo revert rollback",
+    "branch checkout switch",
+    "status state",
+    "diff difference compare changes delta",
+    "code source definition defined defines function symbol",
+    "pull merge pr ship land",
+    "review approve approval",
     // Knowledge, reasoning, time, the web.
-    &["entity", "person", "people", "company", "thing", "node"],
-    &[
-        "relation",
-        "relationship",
-        "link",
-        "connect",
-        "connection",
-        "relate",
-    ],
-    &[
-        "think",
-        "thinking",
-        "reason",
-        "reasoning",
-        "step",
-        "steps",
-        "thought",
-        "thoughts",
-        "plan",
-        "sequential",
-        "stage",
-        "stages",
-        "carefully",
-    ],
-    &[
-        "time",
-        "clock",
-        "now",
-        "current",
-        "hour",
-        "minute",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "midnight",
-        "noon",
-        "am",
-        "pm",
-        "late",
-        "early",
-        "date",
-        "today",
-    ],
-    &[
-        "date",
-        "day",
-        "today",
-        "tomorrow",
-        "yesterday",
-        "week",
-        "month",
-    ],
-    &["timezone", "zone", "convert", "conversion"],
-    &[
-        "url", "web", "page", "website", "link", "article", "site", "html", "internet",
-    ],
-    &["environment", "env", "variable", "variables"],
-    &["sample", "example", "test", "demo"],
-    &["small", "tiny", "little"],
+    "entity person people company thing node",
+    "relation relationship link connect connection relate",
+    "think thinking reason reasoning step steps thought thoughts plan sequential \
+     stage stages carefully",
+    "time clock now current hour minute morning afternoon evening night midnight noon \
+     am pm late early date today",
+    "date day today tomorrow yesterday week month",
+    "timezone zone convert conversion",
+    "url web page website link article site html internet",
+    "environment env variable variables",
+    "sample example test demo",
+    "small tiny little",
     // Chat, mail, calendar, tickets.
-    &["email", "mail", "inbox", "message"],
-    &["message", "chat", "dm", "said"],
-    &["channel", "room"],
-    &["draft", "compose", "prepare", "unsent"],
-    &["label", "tag", "category"],
-    &["profile", "bio", "title", "role", "job"],
-    &[
-        "event",
-        "meeting",
-        "appointment",
-        "calendar",
-        "schedule",
-        "sync",
-        "agenda",
-        "booking",
-        "book",
-    ],
-    &["free", "available", "availability", "slot", "busy", "open"],
-    &["issue", "ticket", "bug", "task", "story", "defect"],
-    &["assign", "give", "hand", "owner", "assignee", "delegate"],
-    &[
-        "transition",
-        "done",
-        "resolved",
-        "resolve",
-        "close",
-        "closed",
-        "progress",
-        "reopen",
-        "mark",
-    ],
+    "email mail inbox message",
+    "message chat dm said",
+    "channel room",
+    "draft compose prepare unsent",
+    "label tag category",
+    "profile bio title role job",
+    "event meeting appointment calendar schedule sync agenda booking book",
+    "free available availability slot busy open",
+    "issue ticket bug task story defect",
+    "assign give hand owner assignee delegate",
+    "transition done resolved resolve close closed progress reopen mark",
     // Databases, clusters, storage, payments.
-    &[
-        "database", "db", "sql", "table", "postgres", "select", "row",
-    ],
-    &["schema", "column", "field", "structure", "type", "describe"],
-    &["container", "pod", "workload"],
-    &[
-        "deployment",
-        "replica",
-        "replicas",
-        "scale",
-        "instance",
-        "instances",
-        "copies",
-        "resize",
-    ],
-    &["node", "machine", "host", "worker"],
-    &["cluster", "kubernetes", "k8s", "kubectl"],
-    &[
-        "log",
-        "output",
-        "stdout",
-        "stderr",
-        "crash",
-        "crashing",
-        "error",
-        "restarting",
-    ],
-    &["manifest", "yaml", "spec", "config"],
-    &["bucket", "storage", "object", "blob", "s3"],
-    &[
-        "payment",
-        "pay",
-        "charge",
-        "invoice",
-        "bill",
-        "money",
-        "cash",
-        "transaction",
-        "purchase",
-    ],
-    &["refund", "reimburse", "return"],
-    &["balance", "funds", "cash", "money"],
-    &[
-        "customer",
-        "client",
-        "user",
-        "account",
-        "buyer",
-        "subscriber",
-    ],
+    "database db sql table postgres select row",
+    "schema column field structure type describe",
+    "container pod workload",
+    "deployment replica replicas scale instance instances copies resize",
+    "node machine host worker",
+    "cluster kubernetes k8s kubectl",
+    "log output stdout stderr crash crashing error restarting",
+    "manifest yaml spec config",
+    "bucket storage object blob s3",
+    "payment pay charge invoice bill money cash transaction purchase",
+    "refund reimburse return",
+    "balance funds cash money",
+    "customer client user account buyer subscriber",
 ];
 
-/// What a tool does, as the first verb of its name says (`create_issue`, `list_events`),
-/// and the words by which people ask for it, questions included ("what's in the
-/// bucket" asks for a list).
-pub(crate) const ACTIONS: &[(&str, &[&str])] = &[
+/// What a tool does, as a word of its name says (`create_issue`, `list_events`), and
+/// the words by which people ask for it, questions included ("what's in the bucket"
+/// asks for a list).
+pub(crate) const ACTIONS: &[(&str, &str)] = &[
     (
         "create",
-        &[
-            "create", "make", "add", "new", "open", "start", "schedule", "remember", "book",
-            "draft", "file", "put", "raise", "register", "mkdir", "generate", "touch",
-        ],
+        "create make add new open start schedule remember book draft file put raise \
+         register mkdir generate touch",
     ),
-    (
-        "list",
-        &["list", "show", "which", "what", "browse", "enumerate", "ls"],
-    ),
+    ("list", "list show which what browse enumerate ls"),
     (
         "get",
-        &[
-            "get", "read", "fetch", "retrieve", "view", "download", "see", "what", "show", "cat",
-            "print", "display", "inspect", "dump",
-        ],
+        "get read fetch retrieve view download see what show cat print display \
+         inspect dump",
     ),
     (
         "search",
-        &[
-            "search", "find", "look", "lookup", "locate", "grep", "where", "query", "hunt", "seek",
-        ],
+        "search find look lookup locate grep where query hunt seek",
     ),
     (
         "update",
-        &[
-            "update",
-            "edit",
-            "modify",
-            "change",
-            "set",
-            "patch",
-            "transition",
-            "fix",
-            "replace",
-            "alter",
-            "tweak",
-            "adjust",
-            "correct",
-            "mark",
-        ],
+        "update edit modify change set patch transition fix replace alter tweak \
+         adjust correct mark",
     ),
     (
         "delete",
-        &[
-            "delete", "remove", "erase", "drop", "cancel", "destroy", "forget", "purge", "wipe",
-            "discard", "rm",
-        ],
+        "delete remove erase drop cancel destroy forget purge wipe discard rm",
     ),
     (
         "send",
-        &[
-            "send", "post", "tell", "notify", "email", "message", "ping", "announce", "inform",
-        ],
+        "send post tell notify email message ping announce inform",
     ),
-    (
-        "write",
-        &["write", "save", "store", "put", "upload", "record", "jot"],
-    ),
-    ("comment", &["comment", "reply", "respond", "answer"]),
-    ("move", &["move", "rename", "relocate", "mv"]),
-    ("run", &["run", "execute", "apply", "invoke", "trigger"]),
+    ("write", "write save store put upload record jot"),
+    ("comment", "comment reply respond answer"),
+    ("move", "move rename relocate mv"),
+    ("run", "run execute apply invoke trigger"),
 ];
 
-/// The synonyms of each word, by stem: built once.
+/// The lexicon, stemmed as the index is: built once.
 pub(crate) struct Lexicon {
+    stemmer: Stemmer,
+    stopwords: HashSet<&'static str>,
     /// For each stem, the stems that stand for it (itself excluded).
     synonyms: HashMap<String, Vec<String>>,
+    /// For each stem of a word that asks for an action, the actions.
+    actions: HashMap<String, Vec<&'static str>>,
 }
 
 impl Lexicon {
-    /// The lexicon, stemmed with `stemmer` (the English one, as the index's).
+    /// The lexicon.
     pub(crate) fn get() -> &'static Lexicon {
         static LEXICON: OnceLock<Lexicon> = OnceLock::new();
         LEXICON.get_or_init(|| {
             let stemmer = Stemmer::create(Algorithm::English);
+            let stem = |word: &str| stemmer.stem(word).into_owned();
             let mut synonyms: HashMap<String, Vec<String>> = HashMap::new();
             for group in SYNONYMS {
-                let stems: Vec<String> = group
-                    .iter()
-                    .map(|word| stemmer.stem(word).into_owned())
-                    .collect();
-                for stem in &stems {
-                    let entry = synonyms.entry(stem.clone()).or_default();
-                    for other in stems.iter().filter(|other| *other != stem) {
+                let stems: Vec<String> = group.split_whitespace().map(stem).collect();
+                for one in &stems {
+                    let entry = synonyms.entry(one.clone()).or_default();
+                    for other in stems.iter().filter(|other| *other != one) {
                         if !entry.contains(other) {
                             entry.push(other.clone());
                         }
                     }
                 }
             }
-            Lexicon { synonyms }
+            let mut actions: HashMap<String, Vec<&'static str>> = HashMap::new();
+            for (action, words) in ACTIONS {
+                for word in words.split_whitespace() {
+                    let entry = actions.entry(stem(word)).or_default();
+                    if !entry.contains(action) {
+                        entry.push(action);
+                    }
+                }
+            }
+            Lexicon {
+                stopwords: STOPWORDS.split_whitespace().collect(),
+                synonyms,
+                actions,
+                stemmer,
+            }
         })
+    }
+
+    /// The stem of `word`, as the index has it.
+    pub(crate) fn stem<'w>(&self, word: &'w str) -> std::borrow::Cow<'w, str> {
+        self.stemmer.stem(word)
+    }
+
+    /// Whether `word` (lower-case) says nothing of what a tool does.
+    pub(crate) fn is_stopword(&self, word: &str) -> bool {
+        self.stopwords.contains(word)
     }
 
     /// The stems that stand for `stem`.
     pub(crate) fn synonyms(&self, stem: &str) -> &[String] {
         self.synonyms.get(stem).map_or(&[], Vec::as_slice)
     }
+
+    /// The actions `word` (lower-case, in any of its forms but the past: "who created
+    /// it" asks about a file, not for a creation) asks for.
+    pub(crate) fn actions_of(&self, word: &str) -> &[&'static str] {
+        let stem = if word.ends_with("ed") {
+            std::borrow::Cow::Borrowed(word)
+        } else {
+            self.stem(word)
+        };
+        self.actions.get(stem.as_ref()).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Whether `word` is the name of an action (`comment` in `add_issue_comment`).
+pub(crate) fn is_action(word: &str) -> Option<&'static str> {
+    ACTIONS
+        .iter()
+        .find(|(action, _)| *action == word)
+        .map(|(action, _)| *action)
 }
 
 /// `query` lower-cased with each phrase of [`PHRASES`] replaced by its word, where
-/// the phrase stands as whole words.
+/// the phrase stands as whole words, its first word in any of its usual forms
+/// ("signed up", "looking for").
 pub(crate) fn with_phrases_read(query: &str) -> String {
     let mut text = format!(" {} ", query.to_lowercase());
     for (phrase, word) in PHRASES {
-        let mut from = 0;
-        while let Some(at) = text[from..].find(phrase).map(|at| at + from) {
-            let end = at + phrase.len();
-            let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
-            if bounded(text[..at].chars().next_back()) && bounded(text[end..].chars().next()) {
-                text.replace_range(at..end, word);
-                from = at + word.len();
+        let (first, tail) = phrase.split_once(' ').unwrap_or((phrase, ""));
+        for form in forms(first) {
+            let phrase = if tail.is_empty() {
+                form
             } else {
-                from = end;
-            }
+                format!("{form} {tail}")
+            };
+            replace_whole(&mut text, &phrase, word);
         }
     }
     text
 }
 
-/// The actions a word asks for.
-pub(crate) fn actions_of(word: &str) -> impl Iterator<Item = &'static str> + '_ {
-    ACTIONS
-        .iter()
-        .filter(move |(_, words)| words.contains(&word))
-        .map(|(action, _)| *action)
+/// A verb's usual forms: `sign`, `signs`, `signed`, `signing`, and for `set`,
+/// `setting`; for `close`, `closed` and `closing`.
+fn forms(verb: &str) -> Vec<String> {
+    let mut forms = vec![verb.to_owned(), format!("{verb}s"), format!("{verb}es")];
+    match verb.strip_suffix('e') {
+        Some(stem) => forms.extend([format!("{verb}d"), format!("{stem}ing")]),
+        None => {
+            forms.extend([format!("{verb}ed"), format!("{verb}ing")]);
+            // A short verb ending in a consonant doubles it: set, setting; shut, shutting.
+            let mut chars = verb.chars().rev();
+            if let (Some(last), Some(before)) = (chars.next(), chars.next())
+                && verb.len() <= 4
+                && !"aeiouwy".contains(last)
+                && "aeiou".contains(before)
+            {
+                forms.extend([format!("{verb}{last}ed"), format!("{verb}{last}ing")]);
+            }
+        }
+    }
+    forms
+}
+
+/// Replaces `phrase` in `text` with `word` wherever it stands as whole words.
+fn replace_whole(text: &mut String, phrase: &str, word: &str) {
+    let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let mut from = 0;
+    while let Some(at) = text[from..].find(phrase).map(|at| at + from) {
+        let end = at + phrase.len();
+        if bounded(text[..at].chars().next_back()) && bounded(text[end..].chars().next()) {
+            text.replace_range(at..end, word);
+            from = at + word.len();
+        } else {
+            from = end;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -608,10 +339,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn phrases_are_read_as_whole_words() {
+    fn phrases_are_read_as_whole_words_in_their_forms() {
         assert_eq!(
             with_phrases_read("Get rid of old.zip, then look through the inbox").trim(),
             "delete old.zip, then search the inbox"
+        );
+        assert_eq!(
+            with_phrases_read("who signed up, looking for setting up").trim(),
+            "who create, search create"
         );
         // Not inside other words.
         assert_eq!(
@@ -621,13 +356,15 @@ mod tests {
     }
 
     #[test]
-    fn synonyms_are_found_by_stem_both_ways() {
+    fn synonyms_and_actions_are_found_by_stem() {
         let lexicon = Lexicon::get();
-        let stemmer = Stemmer::create(Algorithm::English);
-        let stem = |w: &str| stemmer.stem(w).into_owned();
+        let stem = |w: &str| lexicon.stem(w).into_owned();
         assert!(lexicon.synonyms(&stem("tickets")).contains(&stem("issue")));
         assert!(lexicon.synonyms(&stem("issues")).contains(&stem("ticket")));
         assert!(!lexicon.synonyms(&stem("ticket")).contains(&stem("ticket")));
         assert!(lexicon.synonyms("zebra").is_empty());
+        assert_eq!(lexicon.actions_of("deleting"), ["delete"]);
+        assert_eq!(lexicon.actions_of("shows"), ["list", "get"]);
+        assert!(lexicon.is_stopword("the") && !lexicon.is_stopword("file"));
     }
 }

@@ -39,9 +39,8 @@ use std::collections::HashMap;
 mod lexicon;
 mod places;
 
-use lexicon::{Lexicon, STOPWORDS, actions_of, with_phrases_read};
+use lexicon::{Lexicon, with_phrases_read};
 use rmcp::model::Tool;
-use rust_stemmers::{Algorithm, Stemmer};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -54,6 +53,7 @@ const NAME: f32 = 3.0;
 const TITLE: f32 = 2.0;
 const SERVER: f32 = 1.5;
 const DESCRIPTION: f32 = 1.0;
+const DESCRIPTION_REST: f32 = 0.5;
 const PARAMETER: f32 = 1.5;
 const PARAMETER_DESCRIPTION: f32 = 0.5;
 /// How much a synonym of a query's word counts, against the word itself.
@@ -111,7 +111,7 @@ struct Posting {
 pub struct ToolIndex {
     names: Vec<String>,
     /// Each tool's action: the first word of its name that is one
-    /// ([`lexicon::ACTIONS`]).
+    /// (`lexicon::ACTIONS`).
     actions: Vec<Option<&'static str>>,
     /// Whether each tool's description says it is deprecated.
     deprecated: Vec<bool>,
@@ -123,7 +123,6 @@ pub struct ToolIndex {
     /// Each tool's weighted length, and the average.
     lengths: Vec<f32>,
     average: f32,
-    stemmer: Stemmer,
 }
 
 impl std::fmt::Debug for ToolIndex {
@@ -139,7 +138,7 @@ impl ToolIndex {
     /// Indexes `tools`: each its name as it is to be found (`server__tool`), its
     /// server's name, and its definition.
     pub fn new<'a>(tools: impl IntoIterator<Item = (&'a str, &'a str, &'a Tool)>) -> ToolIndex {
-        let stemmer = Stemmer::create(Algorithm::English);
+        let lexicon = Lexicon::get();
         let mut names = Vec::new();
         let mut actions = Vec::new();
         let mut deprecated = Vec::new();
@@ -150,7 +149,7 @@ impl ToolIndex {
             let mut counts: HashMap<String, (f32, bool, bool)> = HashMap::new();
             let mut length = 0.0;
             let mut add = |text: &str, weight: f32, own: bool, named: bool| {
-                for term in terms(text, &stemmer) {
+                for term in terms(text, lexicon) {
                     let count = counts.entry(term).or_default();
                     count.0 += weight;
                     count.1 |= own;
@@ -161,13 +160,15 @@ impl ToolIndex {
             add(&tool.name, NAME, true, true);
             add(tool.title.as_deref().unwrap_or_default(), TITLE, true, true);
             add(server, SERVER, false, false);
-            servers.extend(terms(server, &stemmer));
-            add(
-                tool.description.as_deref().unwrap_or_default(),
-                DESCRIPTION,
-                true,
-                false,
-            );
+            servers.extend(terms(server, lexicon));
+            // Its first sentence says what it does; the rest, how, with incidental words.
+            let description = tool.description.as_deref().unwrap_or_default();
+            let first_end = description
+                .find(". ")
+                .or_else(|| description.find('\n'))
+                .map_or(description.len(), |i| i + 1);
+            add(&description[..first_end], DESCRIPTION, true, false);
+            add(&description[first_end..], DESCRIPTION_REST, true, false);
             if let Some(Value::Object(properties)) = tool.input_schema.get("properties") {
                 for (parameter, schema) in properties {
                     add(parameter, PARAMETER, true, false);
@@ -186,7 +187,6 @@ impl ToolIndex {
             }
             names.push(name.to_owned());
             lengths.push(length);
-            let description = tool.description.as_deref().unwrap_or_default();
             deprecated.push(
                 description
                     .as_bytes()
@@ -199,25 +199,19 @@ impl ToolIndex {
                 .split(|c: char| !c.is_alphanumeric())
                 .find(|w| !w.is_empty())
                 .map(str::to_lowercase)
-                .and_then(|first| {
-                    let singular = first.strip_suffix('s').unwrap_or(&first).to_owned();
-                    actions_of(&first)
-                        .next()
-                        .or_else(|| actions_of(&singular).next())
-                });
+                .and_then(|first| lexicon.actions_of(&first).first().copied());
             // A word of the name that is an action's own name says it best:
             // `add_issue_comment` comments, though "add" creates.
             let named = raw_words(&tool.name);
             actions.push(
                 named
                     .iter()
-                    .find_map(|w| {
-                        lexicon::ACTIONS
+                    .find_map(|w| lexicon::is_action(w))
+                    .or_else(|| {
+                        named
                             .iter()
-                            .find(|(a, _)| a == w)
-                            .map(|(a, _)| *a)
+                            .find_map(|w| lexicon.actions_of(w).first().copied())
                     })
-                    .or_else(|| named.iter().find_map(|w| actions_of(w).next()))
                     .or(described),
             );
         }
@@ -234,7 +228,6 @@ impl ToolIndex {
             postings,
             lengths,
             average,
-            stemmer,
         }
     }
 
@@ -258,7 +251,7 @@ impl ToolIndex {
         let lexicon = Lexicon::get();
         let mut concepts: Vec<(f32, HashMap<String, f32>)> = Vec::new();
         let add_concept = |word: &str, concepts: &mut Vec<(f32, HashMap<String, f32>)>| {
-            let stem = self.stemmer.stem(word).into_owned();
+            let stem = lexicon.stem(word).into_owned();
             if concepts.iter().any(|(_, c)| c.get(&stem) == Some(&1.0)) {
                 return;
             }
@@ -354,13 +347,24 @@ impl ToolIndex {
         // ask for a list or for one thing).
         // To open a file or a page is to read it; to open a ticket, to make one.
         let opens_to_read = kinds.iter().any(|k| matches!(*k, "file" | "image" | "url"));
-        let asked: Vec<&str> = raw_words(&rest)
+        let query_words = raw_words(&rest);
+        let asked: Vec<&str> = query_words
             .iter()
-            .find_map(|w| {
+            .enumerate()
+            .find_map(|(i, w)| {
                 if w == "open" && opens_to_read {
                     return Some(vec!["get"]);
                 }
-                let actions: Vec<&str> = actions_of(w).collect();
+                let mut actions = lexicon.actions_of(w).to_vec();
+                // "What files...", "show the tables": things in the plural are listed.
+                if actions.contains(&"list") && actions.contains(&"get") {
+                    let object = query_words[i + 1..]
+                        .iter()
+                        .find(|w| w.len() > 1 && !lexicon.is_stopword(w));
+                    if object.is_some_and(|o| is_plural(o)) {
+                        actions = vec!["list"];
+                    }
+                }
                 (!actions.is_empty()).then_some(actions)
             })
             .unwrap_or_default();
@@ -534,6 +538,16 @@ fn is_commit_hash(token: &str) -> bool {
         && token.chars().any(|c| c.is_ascii_alphabetic())
 }
 
+/// Whether an English noun is in the plural, as far as its ending tells: `files`,
+/// `branches`, not `status`, `class` or `analysis`.
+fn is_plural(word: &str) -> bool {
+    word.len() > 3
+        && word.ends_with('s')
+        && !["ss", "us", "is", "ous"]
+            .iter()
+            .any(|end| word.ends_with(end))
+}
+
 /// `OPS-12`, `PROJ-7`: capitals, a dash, digits.
 fn is_issue_key(token: &str) -> bool {
     let Some((project, number)) = token.split_once('-') else {
@@ -552,10 +566,10 @@ fn is_issue_key(token: &str) -> bool {
 }
 
 /// The stemmed words of `text` that are not stopwords.
-fn terms(text: &str, stemmer: &Stemmer) -> Vec<String> {
+fn terms(text: &str, lexicon: &Lexicon) -> Vec<String> {
     words(text)
         .into_iter()
-        .map(|word| stemmer.stem(&word).into_owned())
+        .map(|word| lexicon.stem(&word).into_owned())
         .collect()
 }
 
@@ -566,7 +580,7 @@ fn words(text: &str) -> Vec<String> {
         // One Latin letter is what is left of "what's" or "don't".
         .filter(|word| {
             let stray = word.len() == 1 && word.is_ascii();
-            !stray && !STOPWORDS.contains(&word.as_str())
+            !stray && !Lexicon::get().is_stopword(word)
         })
         .collect()
 }

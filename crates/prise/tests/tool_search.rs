@@ -100,14 +100,14 @@ fn tasks_find_their_tools_among_a_hundred() {
     assert!(tuned.at1 >= 0.80 && tuned.at5 >= 0.95, "{tuned}");
     // Tuned on: 79.2 % and 100 % (19 and 24 of 24).
     assert!(held_out.at1 >= 0.79 && held_out.at5 >= 1.0, "{held_out}");
-    // Its misses were looked at before the lexicon was written: 61.7 % and 95.7 % (29
-    // and 45 of 47).
-    assert!(fresh.at1 >= 0.61 && fresh.at5 >= 0.95, "{fresh}");
-    // Written before the lexicon, its misses seen once: 67.3 % and 92.7 % (37 and 51
-    // of 55).
-    assert!(unseen.at1 >= 0.67 && unseen.at5 >= 0.92, "{unseen}");
-    // Written before the lexicon and measured once, after it, without looking at what
-    // it missed: 52.1 % and 87.5 % (25 and 42 of 48). The figures to believe.
+    // Its misses were looked at before the lexicon was written: 63.8 % and 97.9 % (30
+    // and 46 of 47).
+    assert!(fresh.at1 >= 0.63 && fresh.at5 >= 0.97, "{fresh}");
+    // Written before the lexicon, its misses seen: 70.9 % and 92.7 % (39 and 51 of 55).
+    assert!(unseen.at1 >= 0.70 && unseen.at5 >= 0.92, "{unseen}");
+    // Written before the lexicon and measured after it twice (after the lexicon, and
+    // after the rules that followed), never looking at what it missed: 52.1 % and
+    // 87.5 % both times (25 and 42 of 48). The figures to believe.
     assert!(blind.at1 >= 0.52 && blind.at5 >= 0.87, "{}", blind.figures());
 }
 
