@@ -204,6 +204,8 @@ pub(crate) struct Lexicon {
     synonyms: HashMap<String, Vec<String>>,
     /// For each stem of a word that asks for an action, the actions.
     actions: HashMap<String, Vec<&'static str>>,
+    /// [`PHRASES`] in the forms of their first words.
+    phrases: Vec<(String, &'static str)>,
 }
 
 impl Lexicon {
@@ -238,6 +240,7 @@ impl Lexicon {
                 stopwords: STOPWORDS.split_whitespace().collect(),
                 synonyms,
                 actions,
+                phrases: phrase_forms(),
                 stemmer,
             }
         })
@@ -283,6 +286,15 @@ pub(crate) fn is_action(word: &str) -> Option<&'static str> {
 /// ("signed up", "looking for").
 pub(crate) fn with_phrases_read(query: &str) -> String {
     let mut text = format!(" {} ", query.to_lowercase());
+    for (phrase, word) in &Lexicon::get().phrases {
+        replace_whole(&mut text, phrase, word);
+    }
+    text
+}
+
+/// Each phrase in each form of its first word, with the word it stands for.
+fn phrase_forms() -> Vec<(String, &'static str)> {
+    let mut all = Vec::new();
     for (phrase, word) in PHRASES {
         let (first, tail) = phrase.split_once(' ').unwrap_or((phrase, ""));
         for form in forms(first) {
@@ -291,10 +303,10 @@ pub(crate) fn with_phrases_read(query: &str) -> String {
             } else {
                 format!("{form} {tail}")
             };
-            replace_whole(&mut text, &phrase, word);
+            all.push((phrase, *word));
         }
     }
-    text
+    all
 }
 
 /// A verb's usual forms: `sign`, `signs`, `signed`, `signing`, and for `set`,
