@@ -26,13 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .map(|(name, server, tool)| (name.as_str(), server.as_str(), tool)),
     );
-    for found in index.search(
-        &query,
-        std::env::var("LIMIT")
-            .ok()
-            .and_then(|l| l.parse().ok())
-            .unwrap_or(5),
-    ) {
+    for found in index.search(&query, 5) {
         println!("{:8.3}  {}", found.score, found.name);
     }
     Ok(())
