@@ -108,7 +108,11 @@ fn tasks_find_their_tools_among_a_hundred() {
     // Written before the lexicon and measured after it twice (after the lexicon, and
     // after the rules that followed), never looking at what it missed: 52.1 % and
     // 87.5 % both times (25 and 42 of 48). The figures to believe.
-    assert!(blind.at1 >= 0.52 && blind.at5 >= 0.87, "{}", blind.figures());
+    assert!(
+        blind.at1 >= 0.52 && blind.at5 >= 0.87,
+        "{}",
+        blind.figures()
+    );
 }
 
 /// Recall of the tasks of one fixture file.
