@@ -6,8 +6,8 @@
 //! such as "get rid of" or "money back"); a tool scores by the concepts it meets, the
 //! share of them, and the share it meets in its name, never by its server's name
 //! alone. Values count by their kind (`config.yaml` is a file, `OPS-12` an issue,
-//! `#general` a channel, `'fix typo'` a text, `4f2a9c1` a commit, Singapore a time
-//! zone), names in the middle of a sentence count half, a tool whose action is the one
+//! `#general` a channel, `4f2a9c1` a commit, Singapore a time zone; quoted text is
+//! left out), names in the middle of a sentence count half, a tool whose action is the one
 //! asked for (`create_`, `list_`; "which branches" asks for a list) scores more and one
 //! with another action less, and a deprecated one less.
 //!
@@ -404,13 +404,12 @@ impl ToolIndex {
 
 /// What the query names by its form rather than its words: a file (`config.yaml`), an
 /// image (`shot.png`), a web address, an email address, an issue key (`OPS-12`), a
-/// channel (`#general`), a number; and the query without those values.
+/// channel (`#general`), a commit, a number; and the query without those values and
+/// without what it quotes.
 fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
     let mut kinds = Vec::new();
-    let (quoted, query) = without_quotes(query);
-    if quoted {
-        kinds.push("text");
-    }
+    // A quoted text is what to pass on; it says nothing of which tool takes it.
+    let query = without_quotes(query);
     let mut rest = String::new();
     for raw in query.split_whitespace() {
         let token = raw;
@@ -484,11 +483,10 @@ fn proper_names(query: &str) -> Vec<String> {
 }
 
 /// `query` without the text it quotes (`'fix typo'`, `"hello"`), which is a value to
-/// pass on, not words about what to do; and whether it quoted any. A quote counts
-/// where it opens a word and closes one, so "what's" and "don't" are not quotes.
-fn without_quotes(query: &str) -> (bool, String) {
+/// pass on, not words about what to do. A quote counts where it opens a word and
+/// closes one, so "what's" and "don't" are not quotes.
+fn without_quotes(query: &str) -> String {
     let mut rest = String::with_capacity(query.len());
-    let mut quoted = false;
     let mut chars = query.char_indices().peekable();
     let mut previous = ' ';
     while let Some((at, c)) = chars.next() {
@@ -511,7 +509,6 @@ fn without_quotes(query: &str) -> (bool, String) {
             .flatten();
         match end {
             Some(end) => {
-                quoted = true;
                 rest.push(' ');
                 while chars.peek().is_some_and(|&(i, _)| i < end) {
                     chars.next();
@@ -524,7 +521,7 @@ fn without_quotes(query: &str) -> (bool, String) {
             }
         }
     }
-    (quoted, rest)
+    rest
 }
 
 /// A commit's hash, as people paste it: 7 to 40 hexadecimal digits, letters and
@@ -654,7 +651,7 @@ mod tests {
         );
         assert_eq!(kinds_named("shot.png").0, ["file", "image"]);
         let (kinds, rest) = kinds_named("commit it as 'fix typo' and show 4f2a9c1, what's \"x\"");
-        assert_eq!(kinds, ["text", "commit"]);
+        assert_eq!(kinds, ["commit"]);
         assert_eq!(
             rest.split_whitespace().collect::<Vec<_>>(),
             ["commit", "it", "as", "and", "show", "what's"]

@@ -105,11 +105,11 @@ fn tasks_find_their_tools_among_a_hundred() {
     assert!(fresh.at1 >= 0.63 && fresh.at5 >= 0.97, "{fresh}");
     // Written before the lexicon, its misses seen: 70.9 % and 92.7 % (39 and 51 of 55).
     assert!(unseen.at1 >= 0.70 && unseen.at5 >= 0.92, "{unseen}");
-    // Written before the lexicon and measured after it twice (after the lexicon, and
-    // after the rules that followed), never looking at what it missed: 52.1 % and
-    // 87.5 % both times (25 and 42 of 48). The figures to believe.
+    // Written before the lexicon and measured after each of three changes, never
+    // looking at what it missed: 54.2 % and 87.5 % at the last (26 and 42 of 48). The
+    // figures to believe.
     assert!(
-        blind.at1 >= 0.52 && blind.at5 >= 0.87,
+        blind.at1 >= 0.54 && blind.at5 >= 0.87,
         "{}",
         blind.figures()
     );
