@@ -108,8 +108,8 @@ pub fn spawn(
     stdio: &Stdio,
     log_dir: Option<&Path>,
 ) -> Result<(ChildServer, ChildStdout, ChildStdin), SpawnError> {
-    let sandboxed = match &stdio.sandbox {
-        None => None,
+    let (mut command, confinement) = match &stdio.sandbox {
+        None => (Command::new(&stdio.command), None),
         Some(sandbox) => {
             let policy = crate::sandboxing::policy(stdio, sandbox);
             let (command, confinement) =
@@ -122,12 +122,8 @@ pub fn spawn(
                     "server {name}: sandbox: this system lets prise make no network namespace (user namespaces are restricted), so TCP is refused but UDP, and with it DNS, is not"
                 );
             }
-            Some((command, confinement))
+            (Command::from(command), Some(confinement))
         }
-    };
-    let (mut command, confinement) = match sandboxed {
-        Some((command, confinement)) => (Command::from(command), Some(confinement)),
-        None => (Command::new(&stdio.command), None),
     };
     command
         .args(&stdio.args)

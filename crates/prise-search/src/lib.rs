@@ -110,8 +110,8 @@ struct Posting {
 /// Tools, indexed for [`ToolIndex::search`].
 pub struct ToolIndex {
     names: Vec<String>,
-    /// Each tool's action: the first word of its name that is one
-    /// (`lexicon::ACTIONS`).
+    /// Each tool's action (`lexicon::ACTIONS`): a word of its name that names one, else
+    /// the first word of its name that asks for one, else its description's first word.
     actions: Vec<Option<&'static str>>,
     /// Whether each tool's description says it is deprecated.
     deprecated: Vec<bool>,
@@ -268,15 +268,15 @@ impl ToolIndex {
             concept.insert(stem, 1.0);
             concepts.push((weight, concept));
         };
-        // A file's name, an address, a number are values the tool is to be given:
-        // their kind is what the query asks about, not the words inside them
+        // A file's name, an address, a place, a number are values the tool is to be
+        // given: their kind is what the query asks about, not the words inside them
         // (`config.yaml` is a file, not YAML).
-        // Phrases are read as the word they stand for ("get rid of" is delete).
         let (place, rest) = places::named(query);
         let (mut kinds, rest) = kinds_named(&rest);
         if place {
             kinds.push("timezone");
         }
+        // Phrases are read as the word they stand for ("get rid of" is delete).
         let rest = with_phrases_read(&rest);
         for word in words(&rest) {
             add_concept(&word, &mut concepts);
@@ -375,10 +375,10 @@ impl ToolIndex {
         {
             match action {
                 Some(a) if asked.contains(a) => *score *= ACTION,
-                // A question ("which branches...") asks to read, not to change.
-                Some(a) if asks_to_read && !reading(a) => *score /= ACTION,
-                // A change asked for ("make a folder") is not a reading, nor another change.
-                Some(_) if !asked.is_empty() && !asks_to_read => *score /= ACTION,
+                // Another action ranks lower: a question ("which branches...") asks to
+                // read, not to change, and a change asked for ("make a folder") is not
+                // a reading nor another change. Readings of one kind or another pass.
+                Some(a) if !asked.is_empty() && (!asks_to_read || !reading(a)) => *score /= ACTION,
                 _ => {}
             }
             if *deprecated {
@@ -490,23 +490,26 @@ fn without_quotes(query: &str) -> String {
     let mut chars = query.char_indices().peekable();
     let mut previous = ' ';
     while let Some((at, c)) = chars.next() {
-        let opens = matches!(c, '\'' | '"' | '`' | '‘' | '“') && !previous.is_alphanumeric();
         let close = match c {
-            '‘' => '’',
-            '“' => '”',
-            c => c,
+            '\'' | '"' | '`' => Some(c),
+            '‘' => Some('’'),
+            '“' => Some('”'),
+            _ => None,
         };
-        let end = opens
-            .then(|| {
-                query[at + c.len_utf8()..]
-                    .char_indices()
-                    .find(|&(i, d)| {
-                        let after = query[at + c.len_utf8() + i + d.len_utf8()..].chars().next();
-                        d == close && after.is_none_or(|a| !a.is_alphanumeric())
-                    })
-                    .map(|(i, d)| at + c.len_utf8() + i + d.len_utf8())
-            })
-            .flatten();
+        // Where the quote that `c` opens ends: the first closing quote that ends a word.
+        let end = close
+            .filter(|_| !previous.is_alphanumeric())
+            .and_then(|close| {
+                let inside = at + c.len_utf8();
+                query[inside..].char_indices().find_map(|(i, d)| {
+                    let after = inside + i + d.len_utf8();
+                    let ends_word = query[after..]
+                        .chars()
+                        .next()
+                        .is_none_or(|a| !a.is_alphanumeric());
+                    (d == close && ends_word).then_some(after)
+                })
+            });
         match end {
             Some(end) => {
                 rest.push(' ');
