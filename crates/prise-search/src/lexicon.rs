@@ -155,6 +155,7 @@ const SYNONYMS: &[&str] = &[
     "payment pay charge invoice bill money cash transaction purchase",
     "refund reimburse return",
     "balance funds cash money",
+    "amount price cost currency euro dollar usd eur gbp pound yen cent",
     "customer client user account buyer subscriber",
 ];
 
@@ -289,7 +290,31 @@ pub(crate) fn with_phrases_read(query: &str) -> String {
     for (phrase, word) in &Lexicon::get().phrases {
         replace_whole(&mut text, phrase, word);
     }
-    text
+    let_know_read(&text)
+}
+
+/// `text` with "let ... know" read as "tell ...": "let the team know" is to tell it.
+fn let_know_read(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let know = (words[i] == "let")
+            .then(|| (i + 2..words.len().min(i + 6)).find(|&j| words[j] == "know"))
+            .flatten();
+        match know {
+            Some(j) => {
+                out.push("tell");
+                out.extend(&words[i + 1..j]);
+                i = j + 1;
+            }
+            None => {
+                out.push(words[i]);
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
 }
 
 /// Each phrase in each form of its first word, with the word it stands for.
@@ -359,6 +384,10 @@ mod tests {
         assert_eq!(
             with_phrases_read("who signed up, looking for setting up").trim(),
             "who create, search create"
+        );
+        assert_eq!(
+            with_phrases_read("let the whole team know").trim(),
+            "tell the whole team"
         );
         // Not inside other words.
         assert_eq!(

@@ -69,6 +69,12 @@ const COVERAGE: f32 = 1.0;
 /// How much more a tool scores whose action is the query's (and less, one that
 /// changes things when the query asks a question).
 const ACTION: f32 = 1.5;
+/// How much more a tool scores whose server the query names ("on GitHub").
+const WHERE: f32 = 3.0;
+/// How much more a tool scores that takes a thing the query names ("the api pod").
+const ARGUMENT: f32 = 1.5;
+/// Words that introduce a thing named.
+const DETERMINERS: &[&str] = &["the", "this", "that", "my", "our", "its", "their", "your"];
 /// What a tool that says it is deprecated keeps of its score: its replacement comes
 /// first.
 const DEPRECATED: f32 = 0.5;
@@ -117,6 +123,11 @@ pub struct ToolIndex {
     deprecated: Vec<bool>,
     /// The terms of the servers' names.
     servers: std::collections::HashSet<String>,
+    /// The terms of each tool's server's name.
+    server_terms: Vec<Vec<String>>,
+    /// The terms of each tool's name, and of its parameters' names.
+    name_terms: Vec<Vec<String>>,
+    parameter_terms: Vec<Vec<String>>,
     /// For each term, the tools that have it, its weighted frequency there, and
     /// whether it is there other than in the server's name.
     postings: HashMap<String, Vec<Posting>>,
@@ -143,6 +154,9 @@ impl ToolIndex {
         let mut actions = Vec::new();
         let mut deprecated = Vec::new();
         let mut servers = std::collections::HashSet::new();
+        let mut server_terms = Vec::new();
+        let mut name_terms = Vec::new();
+        let mut parameter_terms = Vec::new();
         let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
         let mut lengths = Vec::new();
         for (id, (name, server, tool)) in tools.into_iter().enumerate() {
@@ -161,6 +175,7 @@ impl ToolIndex {
             add(tool.title.as_deref().unwrap_or_default(), TITLE, true, true);
             add(server, SERVER, false, false);
             servers.extend(terms(server, lexicon));
+            server_terms.push(terms(server, lexicon));
             // Its first sentence says what it does; the rest, how, with incidental words.
             let description = tool.description.as_deref().unwrap_or_default();
             let first_end = description
@@ -169,14 +184,18 @@ impl ToolIndex {
                 .map_or(description.len(), |i| i + 1);
             add(&description[..first_end], DESCRIPTION, true, false);
             add(&description[first_end..], DESCRIPTION_REST, true, false);
+            name_terms.push(terms(&tool.name, lexicon));
+            let mut parameters = Vec::new();
             if let Some(Value::Object(properties)) = tool.input_schema.get("properties") {
                 for (parameter, schema) in properties {
+                    parameters.extend(terms(parameter, lexicon));
                     add(parameter, PARAMETER, true, false);
                     if let Some(text) = schema.get("description").and_then(Value::as_str) {
                         add(text, PARAMETER_DESCRIPTION, true, false);
                     }
                 }
             }
+            parameter_terms.push(parameters);
             for (term, (frequency, own, named)) in counts {
                 postings.entry(term).or_default().push(Posting {
                     tool: id as u32,
@@ -225,10 +244,46 @@ impl ToolIndex {
             actions,
             deprecated,
             servers,
+            server_terms,
+            name_terms,
+            parameter_terms,
             postings,
             lengths,
             average,
         }
+    }
+
+    /// The things `query` names by a name the tools do not know followed by their
+    /// kind ("the api pod", "the backups bucket", "our invoices table"), as stems of the
+    /// kinds that some tool takes as a parameter; and the query without those names,
+    /// which are values to pass on.
+    fn instances_named(&self, query: &str) -> (Vec<String>, String) {
+        let lexicon = Lexicon::get();
+        let words = raw_words(query);
+        let known = |word: &str| self.postings.contains_key(lexicon.stem(word).as_ref());
+        let (mut kinds, mut rest) = (Vec::new(), String::new());
+        let mut i = 0;
+        while i < words.len() {
+            let word = &words[i];
+            rest.push_str(word);
+            rest.push(' ');
+            i += 1;
+            if !DETERMINERS.contains(&word.as_str()) || i + 1 >= words.len() {
+                continue;
+            }
+            let (name, kind) = (&words[i], &words[i + 1]);
+            let kind_stem = lexicon.stem(kind).into_owned();
+            if !known(name)
+                && !lexicon.is_stopword(name)
+                && self.parameter_terms.iter().any(|p| p.contains(&kind_stem))
+            {
+                kinds.push(kind_stem);
+                rest.push_str(kind);
+                rest.push(' ');
+                i += 2;
+            }
+        }
+        (kinds, rest)
     }
 
     /// How many tools it holds.
@@ -271,13 +326,19 @@ impl ToolIndex {
         // A file's name, an address, a place, a number are values the tool is to be
         // given: their kind is what the query asks about, not the words inside them
         // (`config.yaml` is a file, not YAML).
-        let (place, rest) = places::named(query);
+        let (places, rest) = places::named(query);
         let (mut kinds, rest) = kinds_named(&rest);
-        if place {
+        if places > 0 {
             kinds.push("timezone");
+        }
+        // Two places' times are asked to be put side by side.
+        if places > 1 {
+            kinds.push("convert");
         }
         // Phrases are read as the word they stand for ("get rid of" is delete).
         let rest = with_phrases_read(&rest);
+        // "The api pod": a thing named, which a tool takes as an argument.
+        let (arguments, rest) = self.instances_named(&rest);
         for word in words(&rest) {
             add_concept(&word, &mut concepts);
         }
@@ -355,6 +416,15 @@ impl ToolIndex {
                 if w == "open" && opens_to_read {
                     return Some(vec!["get"]);
                 }
+                // "What's in the bucket" asks for what it holds; "what's in notes.txt", to
+                // read it.
+                let next = |k: usize| query_words.get(i + k).map(String::as_str);
+                if w == "what"
+                    && matches!(next(1), Some("s" | "is"))
+                    && matches!(next(2), Some("in" | "inside"))
+                {
+                    return Some(vec![if opens_to_read { "get" } else { "list" }]);
+                }
                 let mut actions = lexicon.actions_of(w).to_vec();
                 // "What files...", "show the tables": things in the plural are listed.
                 if actions.contains(&"list") && actions.contains(&"get") {
@@ -370,6 +440,27 @@ impl ToolIndex {
             .unwrap_or_default();
         let reading = |a: &str| matches!(a, "list" | "get" | "search");
         let asks_to_read = !asked.is_empty() && asked.iter().all(|a| reading(a));
+        // A thing named ("the api pod") is given to a tool that takes one, not listed.
+        for (id, score) in scores.iter_mut().enumerate() {
+            if arguments.iter().any(|a| self.parameter_terms[id].contains(a)) {
+                *score *= ARGUMENT;
+            } else if self.actions[id] == Some("list")
+                && arguments.iter().any(|a| self.name_terms[id].contains(a))
+            {
+                *score /= ARGUMENT;
+            }
+        }
+        // A server the query names ("on GitHub", "in the docs") is where to look.
+        let named_servers: Vec<&String> = concepts
+            .iter()
+            .flat_map(|(_, concept)| concept.iter().filter(|(_, w)| **w == 1.0).map(|(t, _)| t))
+            .filter(|term| self.servers.contains(*term))
+            .collect();
+        for (score, terms) in scores.iter_mut().zip(&self.server_terms) {
+            if terms.iter().any(|t| named_servers.contains(&t)) {
+                *score *= WHERE;
+            }
+        }
         for ((score, action), deprecated) in
             scores.iter_mut().zip(&self.actions).zip(&self.deprecated)
         {
@@ -408,8 +499,9 @@ impl ToolIndex {
 /// without what it quotes.
 fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
     let mut kinds = Vec::new();
-    // A quoted text is what to pass on; it says nothing of which tool takes it.
-    let query = without_quotes(query);
+    // A quoted text is what to pass on, and so is what is to be told or remembered
+    // ("tell the team that the deploy is done"): it says nothing of which tool takes it.
+    let query = without_reported(&without_quotes(query));
     let mut rest = String::new();
     for raw in query.split_whitespace() {
         let token = raw;
@@ -427,6 +519,10 @@ fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
             && channel.chars().next().is_some_and(char::is_alphabetic)
         {
             &["channel"]
+        } else if is_amount(token) {
+            &["amount", "currency"]
+        } else if token.contains('*') && token.chars().any(char::is_alphanumeric) {
+            &["pattern", "file"]
         } else if is_issue_key(token) {
             &["issue"]
         } else if is_commit_hash(token) {
@@ -525,6 +621,47 @@ fn without_quotes(query: &str) -> String {
         }
     }
     rest
+}
+
+/// `query` without what it reports: a clause opened by "that" and its subject ("that
+/// Alice works at Acme", "that the deploy is done"), to the end of its sentence. "That"
+/// before a thing ("that branch") or a verb ("bugs that are open") opens none.
+fn without_reported(query: &str) -> String {
+    const SUBJECTS: &[&str] = &[
+        "the", "a", "an", "our", "my", "his", "her", "their", "its", "i", "we", "you",
+        "he", "she", "they", "it", "there", "this", "everyone", "nobody",
+    ];
+    let mut rest = String::with_capacity(query.len());
+    let mut tokens = query.split_whitespace().peekable();
+    let mut reported = false;
+    while let Some(token) = tokens.next() {
+        if reported {
+            reported = !token.ends_with(['.', ';', '!', '?']);
+            continue;
+        }
+        if token.eq_ignore_ascii_case("that")
+            && let Some(next) = tokens.peek()
+        {
+            let bare = next.trim_matches(|c: char| !c.is_alphanumeric());
+            let capitalized = bare.chars().next().is_some_and(char::is_uppercase);
+            if capitalized || SUBJECTS.contains(&bare.to_lowercase().as_str()) {
+                reported = true;
+                continue;
+            }
+        }
+        rest.push_str(token);
+        rest.push(' ');
+    }
+    rest
+}
+
+/// An amount of money as people write it: `$20`, `€5.50`, `20 euros` is two tokens and
+/// is found by its currency's word (`20eur` and `20€` are one).
+fn is_amount(token: &str) -> bool {
+    let digits = token.trim_matches(|c: char| "$€£¥".contains(c));
+    digits.len() < token.len()
+        && !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',')
 }
 
 /// A commit's hash, as people paste it: 7 to 40 hexadecimal digits, letters and

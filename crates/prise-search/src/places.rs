@@ -447,8 +447,8 @@ const ORDINARY: &[&str] = &[
 /// The longest place a name has (`Port of Spain`, `Dar es Salaam`), in words.
 const LONGEST: usize = 3;
 
-/// Whether `query` names a place or a zone, and the query without it.
-pub(crate) fn named(query: &str) -> (bool, String) {
+/// How many places or zones `query` names, and the query without them.
+pub(crate) fn named(query: &str) -> (usize, String) {
     static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
     let places = SET.get_or_init(|| PLACES.iter().copied().collect());
     let tokens: Vec<&str> = query.split_whitespace().collect();
@@ -457,7 +457,7 @@ pub(crate) fn named(query: &str) -> (bool, String) {
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_owned()
     };
-    let (mut found, mut rest, mut i) = (false, String::new(), 0);
+    let (mut found, mut rest, mut i) = (0, String::new(), 0);
     while i < tokens.len() {
         let capitalized = bare(tokens[i])
             .chars()
@@ -473,7 +473,7 @@ pub(crate) fn named(query: &str) -> (bool, String) {
         });
         match matched {
             Some(n) => {
-                found = true;
+                found += 1;
                 i += n;
             }
             None => {
@@ -494,11 +494,11 @@ mod tests {
     fn places_and_zones_are_found_whole_and_capitalized() {
         assert_eq!(
             named("what time is it in Los Angeles?"),
-            (true, "what time is it in ".to_owned())
+            (1, "what time is it in ".to_owned())
         );
-        assert!(named("9am UTC in Tokyo").0);
-        assert!(!named("the lima bean").0, "lower case is a word");
-        assert!(!named("Reunion notes").0);
-        assert!(!named("open notes.txt").0);
+        assert_eq!(named("9am UTC in Tokyo").0, 2);
+        assert_eq!(named("the lima bean").0, 0, "lower case is a word");
+        assert_eq!(named("Reunion notes").0, 0);
+        assert_eq!(named("open notes.txt").0, 0);
     }
 }
