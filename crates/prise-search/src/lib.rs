@@ -336,7 +336,7 @@ impl ToolIndex {
             kinds.push("convert");
         }
         // Phrases are read as the word they stand for ("get rid of" is delete).
-        let rest = with_phrases_read(&rest);
+        let rest = states_read(&with_phrases_read(&rest));
         // "The api pod": a thing named, which a tool takes as an argument.
         let (arguments, rest) = self.instances_named(&rest);
         for word in words(&rest) {
@@ -408,10 +408,17 @@ impl ToolIndex {
         // ask for a list or for one thing).
         // To open a file or a page is to read it; to open a ticket, to make one.
         let opens_to_read = kinds.iter().any(|k| matches!(*k, "file" | "image" | "url"));
+        // And to show one, or ask what is in one, is to read it too.
         let query_words = raw_words(&rest);
+        // A question answered yes or no ("have I got any changes", "did anyone say")
+        // asks to read, whatever it asks about.
+        let yes_or_no = query_words
+            .first()
+            .is_some_and(|w| AUXILIARIES.contains(&w.as_str()));
         let asked: Vec<&str> = query_words
             .iter()
             .enumerate()
+            .filter(|_| !yes_or_no)
             .find_map(|(i, w)| {
                 if w == "open" && opens_to_read {
                     return Some(vec!["get"]);
@@ -427,7 +434,9 @@ impl ToolIndex {
                 }
                 let mut actions = lexicon.actions_of(w).to_vec();
                 // "What files...", "show the tables": things in the plural are listed.
-                if actions.contains(&"list") && actions.contains(&"get") {
+                if actions.contains(&"list") && actions.contains(&"get") && opens_to_read {
+                    actions = vec!["get"];
+                } else if actions.contains(&"list") && actions.contains(&"get") {
                     let object = query_words[i + 1..]
                         .iter()
                         .find(|w| w.len() > 1 && !lexicon.is_stopword(w));
@@ -437,12 +446,21 @@ impl ToolIndex {
                 }
                 (!actions.is_empty()).then_some(actions)
             })
-            .unwrap_or_default();
+            .unwrap_or_else(|| {
+                if yes_or_no {
+                    vec!["list", "get", "search"]
+                } else {
+                    Vec::new()
+                }
+            });
         let reading = |a: &str| matches!(a, "list" | "get" | "search");
         let asks_to_read = !asked.is_empty() && asked.iter().all(|a| reading(a));
         // A thing named ("the api pod") is given to a tool that takes one, not listed.
         for (id, score) in scores.iter_mut().enumerate() {
-            if arguments.iter().any(|a| self.parameter_terms[id].contains(a)) {
+            if arguments
+                .iter()
+                .any(|a| self.parameter_terms[id].contains(a))
+            {
                 *score *= ARGUMENT;
             } else if self.actions[id] == Some("list")
                 && arguments.iter().any(|a| self.name_terms[id].contains(a))
@@ -628,8 +646,8 @@ fn without_quotes(query: &str) -> String {
 /// before a thing ("that branch") or a verb ("bugs that are open") opens none.
 fn without_reported(query: &str) -> String {
     const SUBJECTS: &[&str] = &[
-        "the", "a", "an", "our", "my", "his", "her", "their", "its", "i", "we", "you",
-        "he", "she", "they", "it", "there", "this", "everyone", "nobody",
+        "the", "a", "an", "our", "my", "his", "her", "their", "its", "i", "we", "you", "he", "she",
+        "they", "it", "there", "this", "everyone", "nobody",
     ];
     let mut rest = String::with_capacity(query.len());
     let mut tokens = query.split_whitespace().peekable();
@@ -661,7 +679,9 @@ fn is_amount(token: &str) -> bool {
     let digits = token.trim_matches(|c: char| "$€£¥".contains(c));
     digits.len() < token.len()
         && !digits.is_empty()
-        && digits.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+        && digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
 }
 
 /// A commit's hash, as people paste it: 7 to 40 hexadecimal digits, letters and
@@ -673,6 +693,30 @@ fn is_commit_hash(token: &str) -> bool {
             .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
         && token.chars().any(|c| c.is_ascii_digit())
         && token.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// The verbs that open a question answered yes or no.
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "am", "was", "were", "do", "does", "did", "have", "has", "had",
+];
+
+/// `text` (lower-case) with each word that says a state rather than asks for an
+/// action read as "status": the word after a form of "be" ("which pods are running",
+/// "tickets that are still open"), whose state is what is asked about.
+fn states_read(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::with_capacity(words.len());
+    for (i, word) in words.iter().enumerate() {
+        let before = words[..i]
+            .iter()
+            .rev()
+            .find(|w| !matches!(**w, "still" | "not" | "already" | "currently" | "now"));
+        let state = before.is_some_and(|w| matches!(*w, "is" | "are" | "was" | "were" | "been"))
+            && word.chars().all(char::is_alphabetic)
+            && !Lexicon::get().is_stopword(word);
+        out.push(if state { "status" } else { word });
+    }
+    out.join(" ")
 }
 
 /// Whether an English noun is in the plural, as far as its ending tells: `files`,
