@@ -6,10 +6,13 @@
 //! such as "get rid of" or "money back"); a tool scores by the concepts it meets, the
 //! share of them, and the share it meets in its name, never by its server's name
 //! alone. Values count by their kind (`config.yaml` is a file, `OPS-12` an issue,
-//! `#general` a channel, `4f2a9c1` a commit, Singapore a time zone; quoted text is
-//! left out), names in the middle of a sentence count half, a tool whose action is the one
-//! asked for (`create_`, `list_`; "which branches" asks for a list) scores more and one
-//! with another action less, and a deprecated one less.
+//! `#general` a channel, `4f2a9c1` a commit, `$20` an amount, Singapore a time zone;
+//! quoted text and what is to be told, "that the deploy is done", are left out), names
+//! in the middle of a sentence count half, a thing named ("the api pod") goes to a tool
+//! that takes one, a server named ("on GitHub") is where to look, a tool whose action is
+//! the one asked for (`create_`, `list_`; "which branches" asks for a list, "have I
+//! got..." to read) scores more and one with another action less, and a deprecated one
+//! less.
 //!
 //! The agent searches with it (`prise_agent::offer`), and so do `prise tools --search`
 //! and the gateway's `search_tools`. It knows tool definitions only: not mounting,
@@ -69,7 +72,8 @@ const COVERAGE: f32 = 1.0;
 /// How much more a tool scores whose action is the query's (and less, one that
 /// changes things when the query asks a question).
 const ACTION: f32 = 1.5;
-/// How much more a tool scores whose server the query names ("on GitHub").
+/// How much more a tool scores whose server the query names ("on GitHub", "in the
+/// docs"): the person said where to look, which weighs more than a word of what to do.
 const WHERE: f32 = 3.0;
 /// How much more a tool scores that takes a thing the query names ("the api pod").
 const ARGUMENT: f32 = 1.5;
@@ -273,8 +277,10 @@ impl ToolIndex {
             }
             let (name, kind) = (&words[i], &words[i + 1]);
             let kind_stem = lexicon.stem(kind).into_owned();
+            // One thing named: "the staging pods" are to be listed.
             if !known(name)
                 && !lexicon.is_stopword(name)
+                && !is_plural(kind)
                 && self.parameter_terms.iter().any(|p| p.contains(&kind_stem))
             {
                 kinds.push(kind_stem);
@@ -874,6 +880,77 @@ mod tests {
         assert_eq!(
             index.search("read notes.txt", 5)[0].name,
             "fs__read_text_file"
+        );
+    }
+
+    #[test]
+    fn what_is_told_amounts_and_patterns_are_values() {
+        assert_eq!(
+            without_reported("tell the team in #ops that the deploy is done. Then stop").trim(),
+            "tell the team in #ops Then stop"
+        );
+        assert_eq!(
+            without_reported("remember that Alice works at Acme").trim(),
+            "remember"
+        );
+        // "That" before a thing or a verb opens no clause.
+        assert_eq!(
+            without_reported("delete that branch, bugs that are open").trim(),
+            "delete that branch, bugs that are open"
+        );
+        assert_eq!(kinds_named("pay $20 now").0, ["amount", "currency"]);
+        assert_eq!(kinds_named("any *.orig left").0, ["pattern", "file"]);
+        assert!(kinds_named("20 and 3.5").0 == ["number"]);
+        assert_eq!(
+            states_read("which pods are still running now"),
+            "which pods are still status now"
+        );
+    }
+
+    #[test]
+    fn a_thing_named_goes_to_the_tool_that_takes_it_and_a_server_named_is_where() {
+        let tool = |name: &str, description: &str, parameters: &[&str]| {
+            let properties: serde_json::Map<String, Value> = parameters
+                .iter()
+                .map(|p| ((*p).to_owned(), serde_json::json!({"type": "string"})))
+                .collect();
+            let schema = serde_json::json!({"type": "object", "properties": properties});
+            let Value::Object(schema) = schema else {
+                unreachable!()
+            };
+            Tool::new(name.to_owned(), description.to_owned(), schema)
+        };
+        let (pods, pod, issue, ticket) = (
+            tool("list_pods", "List the pods of a namespace.", &["namespace"]),
+            tool("get_pod", "Get a pod's status and events.", &["pod"]),
+            tool("create_issue", "Create an issue.", &["title"]),
+            tool(
+                "create_jira_issue",
+                "Create a Jira issue: a bug or a task.",
+                &["summary"],
+            ),
+        );
+        let index = ToolIndex::new([
+            ("k8s__list_pods", "k8s", &pods),
+            ("k8s__get_pod", "k8s", &pod),
+            ("github__create_issue", "github", &issue),
+            ("jira__create_jira_issue", "jira", &ticket),
+        ]);
+        // "frontend" is no word of any tool: the name of a pod, a value given to the
+        // tool that takes a pod.
+        let (arguments, rest) = index.instances_named("show the frontend pod's events");
+        assert_eq!(arguments, ["pod"]);
+        assert_eq!(rest.trim(), "show the pod s events");
+        // Pods in the plural are listed; "status" is a word of the tools, not a name.
+        assert!(index.instances_named("the frontend pods").0.is_empty());
+        assert!(index.instances_named("the status pod").0.is_empty());
+        assert_eq!(
+            index.search("report a bug", 5)[0].name,
+            "jira__create_jira_issue"
+        );
+        assert_eq!(
+            index.search("report a bug on GitHub", 5)[0].name,
+            "github__create_issue"
         );
     }
 
