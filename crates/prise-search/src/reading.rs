@@ -7,8 +7,8 @@ use crate::lexicon::Lexicon;
 
 /// What the query names by its form rather than its words: a file (`config.yaml`), an
 /// image (`shot.png`), a web address, an email address, an issue key (`OPS-12`), a
-/// channel (`#general`), a commit, a number; and the query without those values and
-/// without what it quotes.
+/// channel (`#general`), an amount (`$20`), a pattern (`*.orig`), a commit, a number;
+/// and the query without those values and without what it quotes or reports.
 pub(crate) fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
     let mut kinds = Vec::new();
     // A quoted text is what to pass on, and so is what is to be told or remembered
@@ -16,8 +16,7 @@ pub(crate) fn kinds_named(query: &str) -> (Vec<&'static str>, String) {
     let query = without_reported(&without_quotes(query));
     let mut rest = String::new();
     for raw in query.split_whitespace() {
-        let token = raw;
-        let token = token.trim_matches(|c: char| ",;:!?()[]{}\"'".contains(c));
+        let token = raw.trim_matches(|c: char| ",;:!?()[]{}\"'".contains(c));
         let token = token.trim_end_matches('.');
         let lower = token.to_ascii_lowercase();
         let kind: &[&str] = if lower.starts_with("http://")
@@ -93,7 +92,7 @@ pub(crate) fn proper_names(query: &str) -> Vec<String> {
 /// `query` without the text it quotes (`'fix typo'`, `"hello"`), which is a value to
 /// pass on, not words about what to do. A quote counts where it opens a word and
 /// closes one, so "what's" and "don't" are not quotes.
-pub(crate) fn without_quotes(query: &str) -> String {
+fn without_quotes(query: &str) -> String {
     let mut rest = String::with_capacity(query.len());
     let mut chars = query.char_indices().peekable();
     let mut previous = ' ';
@@ -138,7 +137,7 @@ pub(crate) fn without_quotes(query: &str) -> String {
 /// `query` without what it reports: a clause opened by "that" and its subject ("that
 /// Alice works at Acme", "that the deploy is done"), to the end of its sentence. "That"
 /// before a thing ("that branch") or a verb ("bugs that are open") opens none.
-pub(crate) fn without_reported(query: &str) -> String {
+fn without_reported(query: &str) -> String {
     const SUBJECTS: &[&str] = &[
         "the", "a", "an", "our", "my", "his", "her", "their", "its", "i", "we", "you", "he", "she",
         "they", "it", "there", "this", "everyone", "nobody",
@@ -169,7 +168,7 @@ pub(crate) fn without_reported(query: &str) -> String {
 
 /// An amount of money as people write it: `$20`, `€5.50`, `20 euros` is two tokens and
 /// is found by its currency's word (`20eur` and `20€` are one).
-pub(crate) fn is_amount(token: &str) -> bool {
+fn is_amount(token: &str) -> bool {
     let digits = token.trim_matches(|c: char| "$€£¥".contains(c));
     digits.len() < token.len()
         && !digits.is_empty()
@@ -180,7 +179,7 @@ pub(crate) fn is_amount(token: &str) -> bool {
 
 /// A commit's hash, as people paste it: 7 to 40 hexadecimal digits, letters and
 /// digits both.
-pub(crate) fn is_commit_hash(token: &str) -> bool {
+fn is_commit_hash(token: &str) -> bool {
     (7..=40).contains(&token.len())
         && token
             .chars()
@@ -273,7 +272,7 @@ pub(crate) fn is_plural(word: &str) -> bool {
 }
 
 /// `OPS-12`, `PROJ-7`: capitals, a dash, digits.
-pub(crate) fn is_issue_key(token: &str) -> bool {
+fn is_issue_key(token: &str) -> bool {
     let Some((project, number)) = token.split_once('-') else {
         return false;
     };
