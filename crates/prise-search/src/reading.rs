@@ -166,8 +166,8 @@ fn without_reported(query: &str) -> String {
     rest
 }
 
-/// An amount of money as people write it: `$20`, `€5.50`, `20 euros` is two tokens and
-/// is found by its currency's word (`20eur` and `20€` are one).
+/// An amount of money written with its currency's sign: `$20`, `€5.50`, `20€`. ("20
+/// euros" is two tokens, a number and a word the lexicon has among amounts.)
 fn is_amount(token: &str) -> bool {
     let digits = token.trim_matches(|c: char| "$€£¥".contains(c));
     digits.len() < token.len()
@@ -336,6 +336,7 @@ mod tests {
             "delete that branch, bugs that are open"
         );
         assert_eq!(kinds_named("pay $20 now").0, ["amount", "currency"]);
+        assert_eq!(kinds_named("refund 5,50€").0, ["amount", "currency"]);
         assert_eq!(kinds_named("any *.orig left").0, ["pattern", "file"]);
         assert!(kinds_named("20 and 3.5").0 == ["number"]);
         assert_eq!(
