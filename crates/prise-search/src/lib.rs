@@ -161,7 +161,6 @@ impl ToolIndex {
         let mut names = Vec::new();
         let mut actions = Vec::new();
         let mut deprecated = Vec::new();
-        let mut servers = std::collections::HashSet::new();
         let mut server_terms = Vec::new();
         let mut name_terms = Vec::new();
         let mut parameter_terms = Vec::new();
@@ -182,7 +181,6 @@ impl ToolIndex {
             add(&tool.name, NAME, true, true);
             add(tool.title.as_deref().unwrap_or_default(), TITLE, true, true);
             add(server, SERVER, false, false);
-            servers.extend(terms(server, lexicon));
             server_terms.push(terms(server, lexicon));
             // Its first sentence says what it does; the rest, how, with incidental words.
             let description = tool.description.as_deref().unwrap_or_default();
@@ -251,7 +249,7 @@ impl ToolIndex {
             names,
             actions,
             deprecated,
-            servers,
+            servers: server_terms.iter().flatten().cloned().collect(),
             server_terms,
             name_terms,
             parameter_kinds: parameter_terms.iter().flatten().cloned().collect(),
@@ -421,12 +419,23 @@ impl ToolIndex {
         let asked = actions_asked(&query_words, opens_to_read);
         let reading = |a: &str| matches!(a, "list" | "get" | "search");
         let asks_to_read = !asked.is_empty() && asked.iter().all(|a| reading(a));
-        // A thing named ("the api pod") is given to a tool that takes one, not listed.
-        for (id, score) in scores
-            .iter_mut()
-            .enumerate()
-            .filter(|_| !arguments.is_empty())
-        {
+        // A server the query names ("on GitHub", "in the docs") is where to look.
+        let named_servers: Vec<&String> = concepts
+            .iter()
+            .flat_map(|(_, concept)| concept.iter().filter(|(_, w)| **w == 1.0).map(|(t, _)| t))
+            .filter(|term| self.servers.contains(*term))
+            .collect();
+        // One pass over the tools for what agrees with the query beyond its words.
+        for (id, score) in scores.iter_mut().enumerate() {
+            match self.actions[id] {
+                Some(a) if asked.contains(&a) => *score *= ACTION,
+                // Another action ranks lower: a question ("which branches...") asks to
+                // read, not to change, and a change asked for ("make a folder") is not
+                // a reading nor another change. Readings of one kind or another pass.
+                Some(a) if !asked.is_empty() && (!asks_to_read || !reading(a)) => *score /= ACTION,
+                _ => {}
+            }
+            // A thing named ("the api pod") is given to a tool that takes one, not listed.
             if arguments
                 .iter()
                 .any(|a| self.parameter_terms[id].contains(a))
@@ -437,30 +446,13 @@ impl ToolIndex {
             {
                 *score /= ARGUMENT;
             }
-        }
-        // A server the query names ("on GitHub", "in the docs") is where to look.
-        let named_servers: Vec<&String> = concepts
-            .iter()
-            .flat_map(|(_, concept)| concept.iter().filter(|(_, w)| **w == 1.0).map(|(t, _)| t))
-            .filter(|term| self.servers.contains(*term))
-            .collect();
-        for (score, terms) in scores.iter_mut().zip(&self.server_terms) {
-            if !named_servers.is_empty() && terms.iter().any(|t| named_servers.contains(&t)) {
+            if self.server_terms[id]
+                .iter()
+                .any(|t| named_servers.contains(&t))
+            {
                 *score *= WHERE;
             }
-        }
-        for ((score, action), deprecated) in
-            scores.iter_mut().zip(&self.actions).zip(&self.deprecated)
-        {
-            match action {
-                Some(a) if asked.contains(a) => *score *= ACTION,
-                // Another action ranks lower: a question ("which branches...") asks to
-                // read, not to change, and a change asked for ("make a folder") is not
-                // a reading nor another change. Readings of one kind or another pass.
-                Some(a) if !asked.is_empty() && (!asks_to_read || !reading(a)) => *score /= ACTION,
-                _ => {}
-            }
-            if *deprecated {
+            if self.deprecated[id] {
                 *score *= DEPRECATED;
             }
         }
