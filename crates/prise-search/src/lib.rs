@@ -44,7 +44,7 @@ mod places;
 mod reading;
 
 use lexicon::{Lexicon, with_phrases_read};
-use reading::{actions_asked, is_plural, kinds_named, proper_names, states_read};
+use reading::{actions_asked, has_clock_time, is_plural, kinds_named, proper_names, states_read};
 use rmcp::model::Tool;
 use serde::Serialize;
 use serde_json::Value;
@@ -340,8 +340,9 @@ impl ToolIndex {
         if places > 0 {
             kinds.push("timezone");
         }
-        // Two places' times are asked to be put side by side.
-        if places > 1 {
+        // A time of day and two places ("9am in London, what time in Lima") ask for a
+        // conversion; two places alone may ask for the time in each.
+        if places > 1 && has_clock_time(query) {
             kinds.push("convert");
         }
         // Phrases are read as the word they stand for ("get rid of" is delete).

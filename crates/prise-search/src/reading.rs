@@ -188,6 +188,32 @@ fn is_commit_hash(token: &str) -> bool {
         && token.chars().any(|c| c.is_ascii_alphabetic())
 }
 
+/// Whether `query` names a time of day: `9am`, `3 pm`, `10:00`.
+pub(crate) fn has_clock_time(query: &str) -> bool {
+    let tokens: Vec<String> = query
+        .split_whitespace()
+        .map(|t| {
+            t.trim_matches(|c: char| ",;!?()".contains(c))
+                .to_ascii_lowercase()
+        })
+        .collect();
+    tokens.iter().enumerate().any(|(i, token)| {
+        let digits = token.trim_end_matches(['a', 'p', 'm', '.']);
+        let hour = !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());
+        let suffixed =
+            digits.len() < token.len() && (token.ends_with("am") || token.ends_with("pm"));
+        let before_suffix =
+            hour && matches!(tokens.get(i + 1).map(String::as_str), Some("am" | "pm"));
+        let clock = token.split_once(':').is_some_and(|(h, m)| {
+            !h.is_empty()
+                && h.len() <= 2
+                && m.len() == 2
+                && h.chars().chain(m.chars()).all(|c| c.is_ascii_digit())
+        });
+        (hour && suffixed) || before_suffix || clock
+    })
+}
+
 /// The actions (`lexicon::ACTIONS`) a query asks for, from its first word that asks
 /// for one ("what" may ask for a list or for one thing), `words` being its words
 /// lower-case; `opens_to_read` when it names a file, an image or a page, which to open
@@ -334,6 +360,11 @@ mod tests {
         assert_eq!(
             without_reported("delete that branch, bugs that are open").trim(),
             "delete that branch, bugs that are open"
+        );
+        assert!(has_clock_time("if it's 9am in London") && has_clock_time("at 3 pm, ok"));
+        assert!(has_clock_time("my call is at 10:00 Berlin time"));
+        assert!(
+            !has_clock_time("what time is it in Lima and Oslo") && !has_clock_time("am I busy")
         );
         assert_eq!(kinds_named("pay $20 now").0, ["amount", "currency"]);
         assert_eq!(kinds_named("refund 5,50€").0, ["amount", "currency"]);
