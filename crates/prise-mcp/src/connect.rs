@@ -37,8 +37,6 @@ pub(crate) struct Connection {
     pub child: Option<ChildServer>,
     /// Requests whose answers were over the size limit (stdio).
     pub oversized: Arc<Oversized>,
-    /// What the server last refused for want of a sign-in or scope (HTTP).
-    pub challenges: http::Challenges,
     /// The tools that must be called as tasks (2025-11-25 servers).
     pub task_tools: Arc<TaskTools>,
 }
@@ -115,7 +113,6 @@ pub(crate) struct Connected {
     pub catalog: Catalog,
     pub child: Option<ChildServer>,
     pub oversized: Arc<Oversized>,
-    pub challenges: http::Challenges,
     pub task_tools: Arc<TaskTools>,
 }
 
@@ -127,7 +124,6 @@ impl Connected {
                 service: self.service,
                 child: self.child,
                 oversized: self.oversized,
-                challenges: self.challenges,
                 task_tools: self.task_tools,
             },
             self.catalog,
@@ -140,6 +136,8 @@ pub(crate) struct Failed {
     pub cause: String,
     /// The server misunderstood `server/discover`; `initialize` may well work.
     pub retry_with_initialize: bool,
+    /// The server refused this attempt for want of a sign-in or of scope.
+    pub challenge: Option<http::Challenge>,
 }
 
 impl Failed {
@@ -147,6 +145,7 @@ impl Failed {
         Failed {
             cause,
             retry_with_initialize: false,
+            challenge: None,
         }
     }
 }
@@ -234,30 +233,25 @@ async fn http_attempt(
     lifecycle: ClientLifecycleMode,
 ) -> Result<Connected, Failed> {
     let max = server.max_message_size;
-    let challenges = http::Challenges::default();
-    let challenges = &challenges;
     let task_tools = Arc::new(TaskTools::default());
     let task_tools = &task_tools;
     let lifecycle = &lifecycle;
-    signing_in(server, remote, options, challenges, |manager| {
+    signing_in(server, remote, options, |manager| {
         let client = client.clone();
         Box::pin(async move {
             match manager {
                 Some(signed_in) => {
-                    let transport =
-                        http::signed_in_transport(remote, max, signed_in, challenges, task_tools)
-                            .map_err(Failed::new)?;
+                    let transport = http::signed_in_transport(remote, max, signed_in, task_tools)
+                        .map_err(Failed::new)?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
                 None => {
-                    let transport = http::transport(remote, max, challenges, task_tools)
-                        .map_err(Failed::new)?;
+                    let transport =
+                        http::transport(remote, max, task_tools).map_err(Failed::new)?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
             }
             .map(|mut connected| {
-                // Kept, for the mount to act on a refusal mid-session (`reauth`).
-                connected.challenges = challenges.clone();
                 connected.task_tools = task_tools.clone();
                 connected
             })
@@ -276,9 +270,7 @@ async fn sse_attempt(
     options: &MountOptions,
     client: Client,
 ) -> Result<Connected, Failed> {
-    let challenges = http::Challenges::default();
-    let challenges = &challenges;
-    signing_in(server, remote, options, challenges, |manager| {
+    signing_in(server, remote, options, |manager| {
         let client = client.clone();
         Box::pin(async move {
             let mut remote = remote.clone();
@@ -293,10 +285,7 @@ async fn sse_attempt(
                     .push(("Authorization".to_owned(), format!("Bearer {token}")));
             }
             let http = http::client().map_err(Failed::new)?;
-            let transport =
-                sse::LegacySse::connect(&remote, http, server.max_message_size, challenges)
-                    .await
-                    .map_err(|cause| Failed::new(crate::error::tidy(&cause)))?;
+            let transport = sse::LegacySse::connect(&remote, http, server.max_message_size).await?;
             // The legacy transport predates server/discover: initialize it is.
             handshake(client, transport, ClientLifecycleMode::Initialize).await
         })
@@ -305,7 +294,7 @@ async fn sse_attempt(
 }
 
 /// Makes `attempt`, with the sign-in on record if there is one. When the server
-/// refuses for want of a sign-in (a 401 noted in `challenges`), signs in if someone
+/// refuses the attempt for want of a sign-in (a 401 with its challenge), signs in if someone
 /// can (`options.sign_in`, or by itself for a machine) and attempts again; else says
 /// how to sign in. A token configured in the headers is the person's own choice: a
 /// 401 then says it is wrong, not that prise should sign in instead.
@@ -313,7 +302,6 @@ async fn signing_in<'a>(
     server: &Server,
     remote: &prise_config::Remote,
     options: &MountOptions,
-    challenges: &http::Challenges,
     mut attempt: impl FnMut(Option<auth::Signed>) -> BoxFuture<'a, Result<Connected, Failed>>,
 ) -> Result<Connected, Failed> {
     let store = options
@@ -331,9 +319,8 @@ async fn signing_in<'a>(
     loop {
         let had_sign_in = manager.is_some();
         let outcome = attempt(manager.take()).await;
-        let challenge = challenges.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let (Err(_), Some(http::Challenge::SignIn(header)), false) =
-            (&outcome, challenge, remote.has_own_token())
+        let challenge = outcome.as_ref().err().and_then(|f| f.challenge.clone());
+        let (Some(http::Challenge::SignIn(header)), false) = (challenge, remote.has_own_token())
         else {
             return outcome;
         };
@@ -425,9 +412,10 @@ where
     };
     let service = started.map_err(|e| Failed {
         retry_with_initialize: probing && misunderstood_discover(&e),
+        challenge: http::Challenge::of_handshake(&e),
         cause: describe_init(e),
     })?;
-    let catalog = list(&service).await.map_err(Failed::new)?;
+    let catalog = list(&service).await?;
     // A server that asked for roots while starting (server-filesystem does, on
     // `initialized`) switches to them some time after reading the answer: it checks
     // each folder on disk first. A call made in between would still see the folders
@@ -441,7 +429,6 @@ where
         catalog,
         child: None,
         oversized: Arc::default(),
-        challenges: http::Challenges::default(),
         task_tools: Arc::default(),
     })
 }
@@ -471,14 +458,17 @@ pub(crate) fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
     }
 }
 
-async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, String> {
+async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, Failed> {
     let caps = service
         .peer_info()
         .map(|info| info.capabilities.clone())
         .unwrap_or_default();
     Catalog::list(service.peer(), &caps)
         .await
-        .map_err(|e| format!("listing what it offers failed: {e}"))
+        .map_err(|e| Failed {
+            challenge: http::Challenge::of_request(&e),
+            ..Failed::new(format!("listing what it offers failed: {e}"))
+        })
 }
 
 fn describe_init(error: ClientInitializeError) -> String {

@@ -12,8 +12,9 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
-    StreamableHttpPostResponse, StreamableHttpResponseLimits,
+    AuthRequiredError, InsufficientScopeError, SseError, StreamableHttpClient,
+    StreamableHttpClientTransportConfig, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
 };
 
 /// Headers the transport sets itself; a configured value would break the protocol.
@@ -34,8 +35,44 @@ pub(crate) enum Challenge {
     },
 }
 
-/// The last challenge a server's responses carried, for the mount to act on.
-pub(crate) type Challenges = Arc<std::sync::Mutex<Option<Challenge>>>;
+impl Challenge {
+    /// The challenge a failed request or handshake carries in its chain of causes:
+    /// the 401 or 403 that this very request got, never another's.
+    pub fn of(error: &(dyn std::error::Error + 'static)) -> Option<Challenge> {
+        let mut current = Some(error);
+        while let Some(error) = current {
+            if let Some(refused) = error.downcast_ref::<AuthRequiredError>() {
+                return Some(Challenge::SignIn(refused.www_authenticate_header.clone()));
+            }
+            if let Some(refused) = error.downcast_ref::<InsufficientScopeError>() {
+                return Some(Challenge::Scope {
+                    header: refused.www_authenticate_header.clone(),
+                    scope: refused.required_scope.clone(),
+                });
+            }
+            current = error.source();
+        }
+        None
+    }
+
+    /// The challenge of a request that failed on its way to the server.
+    pub fn of_request(error: &rmcp::ServiceError) -> Option<Challenge> {
+        match error {
+            rmcp::ServiceError::TransportSend(error) => Challenge::of(error.error.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The challenge of a handshake that failed on its way to the server.
+    pub fn of_handshake(error: &rmcp::service::ClientInitializeError) -> Option<Challenge> {
+        use rmcp::service::ClientInitializeError as Init;
+        match error {
+            Init::TransportError { error, .. } => Challenge::of(error.error.as_ref()),
+            Init::LegacyFallbackFailed { fallback, .. } => Challenge::of_handshake(fallback),
+            _ => None,
+        }
+    }
+}
 
 /// The client config for one remote server, with its configured headers.
 fn config(
@@ -63,31 +100,28 @@ fn config(
     Ok(config)
 }
 
-/// A transport for one remote server without a sign-in; its challenges go to
-/// `challenges`.
+/// A transport for one remote server without a sign-in.
 pub(crate) fn transport(
     remote: &Remote,
     max_message_size: usize,
-    challenges: &Challenges,
     task_tools: &Arc<TaskTools>,
 ) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
     Ok(StreamableHttpClientTransport::with_client(
-        SessionAware::new(client()?, challenges, None, task_tools),
+        SessionAware::new(client()?, None, task_tools),
         config(remote, max_message_size)?,
     ))
 }
 
 /// A transport that sends the sign-in's token with each request (bound to its DPoP
-/// key, if it has one), refreshes it once when the server rejects it, and reports
-/// what it could not fix to `challenges`.
+/// key, if it has one), and refreshes it once when the server rejects it. What it
+/// could not fix fails the request it belongs to (see [`Challenge::of`]).
 pub(crate) fn signed_in_transport(
     remote: &Remote,
     max_message_size: usize,
     signed_in: crate::auth::Signed,
-    challenges: &Challenges,
     task_tools: &Arc<TaskTools>,
 ) -> Result<StreamableHttpClientTransport<rmcp::transport::AuthClient<SessionAware>>, String> {
-    let aware = SessionAware::new(client()?, challenges, signed_in.dpop, task_tools);
+    let aware = SessionAware::new(client()?, signed_in.dpop, task_tools);
     let client = rmcp::transport::AuthClient::new(aware, signed_in.manager);
     Ok(StreamableHttpClientTransport::with_client(
         client,
@@ -127,7 +161,6 @@ pub(crate) fn install_crypto() {
 #[derive(Clone)]
 pub(crate) struct SessionAware {
     client: reqwest::Client,
-    challenges: Challenges,
     dpop: Option<Arc<DpopKey>>,
     task_tools: Arc<TaskTools>,
 }
@@ -137,34 +170,14 @@ type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
 impl SessionAware {
     fn new(
         client: reqwest::Client,
-        challenges: &Challenges,
         dpop: Option<Arc<DpopKey>>,
         task_tools: &Arc<TaskTools>,
     ) -> SessionAware {
         SessionAware {
             client,
-            challenges: challenges.clone(),
             dpop,
             task_tools: task_tools.clone(),
         }
-    }
-
-    /// Keeps what a refusal said for the mount, which decides whether to sign in.
-    fn note<T>(&self, response: HttpResult<T>) -> HttpResult<T> {
-        let challenge = match &response {
-            Err(StreamableHttpError::AuthRequired(e)) => {
-                Some(Challenge::SignIn(e.www_authenticate_header.clone()))
-            }
-            Err(StreamableHttpError::InsufficientScope(e)) => Some(Challenge::Scope {
-                header: e.www_authenticate_header.clone(),
-                scope: e.required_scope.clone(),
-            }),
-            _ => None,
-        };
-        if let Some(challenge) = challenge {
-            *self.challenges.lock().unwrap_or_else(|e| e.into_inner()) = Some(challenge);
-        }
-        response
     }
 
     fn correct(
@@ -204,7 +217,7 @@ impl SessionAware {
         Fut: std::future::Future<Output = HttpResult<T>>,
     {
         let (Some(key), Some(token)) = (&self.dpop, auth_header.clone()) else {
-            return self.note(send(auth_header, custom_headers).await);
+            return send(auth_header, custom_headers).await;
         };
         let proven = |headers: &HashMap<HeaderName, HeaderValue>| {
             let mut headers = headers.clone();
@@ -217,7 +230,7 @@ impl SessionAware {
         let wants_nonce = matches!(&response, Err(StreamableHttpError::AuthRequired(e))
             if e.www_authenticate_header.contains("use_dpop_nonce"));
         if !wants_nonce {
-            return self.note(response);
+            return response;
         }
         // rmcp's error keeps the challenge but not the nonce, which is in another
         // header: ask once more, with nothing to act on, to read it.
@@ -235,10 +248,10 @@ impl SessionAware {
             .get("dpop-nonce")
             .and_then(|v| v.to_str().ok())
         else {
-            return self.note(response);
+            return response;
         };
         key.set_nonce(uri, nonce);
-        self.note(send(None, proven(&custom_headers)?).await)
+        send(None, proven(&custom_headers)?).await
     }
 }
 

@@ -225,6 +225,7 @@ impl Mount {
                 options: options.clone(),
                 client: client.clone(),
                 made: Default::default(),
+                signing_in: Default::default(),
             })
         });
         let supervisor = restarts
@@ -642,20 +643,33 @@ impl Mount {
         )))
     }
 
-    /// Sends a request (see [`Mount::request_once`]); one that the server refused for
-    /// want of a sign-in or of scope is made again after signing in again (`reauth`).
+    /// Sends a request (see [`Mount::request_once`]). One whose own answer was a
+    /// refusal for want of a sign-in or of scope did not run: it is made once more
+    /// after signing in again (`reauth`). Any other failure is final.
     pub(crate) async fn request_signed_in(
         &self,
         request: ClientRequest,
         method: &str,
     ) -> Result<ServerResult, CallError> {
-        let outcome = self.request_once(request.clone(), method).await;
-        let (Err(error), Some(reach)) = (&outcome, &self.reach) else {
-            return outcome;
+        let connection = self.live.current();
+        let (error, challenge) = match self
+            .request_once(&connection, request.clone(), method)
+            .await
+        {
+            Ok(result) => return Ok(result),
+            Err(Refused {
+                error,
+                challenge: Some(challenge),
+            }) if self.reach.is_some() => (error, challenge),
+            Err(refused) => return Err(refused.error),
         };
-        match Box::pin(reach.sign_in_again(&self.live)).await {
-            Ok(true) => self.request_once(request, method).await,
-            Ok(false) => outcome,
+        let reach = self.reach.as_ref().expect("checked above");
+        match Box::pin(reach.sign_in_again(&self.live, challenge, &connection)).await {
+            Ok(true) => self
+                .request_once(&self.live.current(), request, method)
+                .await
+                .map_err(|refused| refused.error),
+            Ok(false) => Err(error),
             Err(why) => Err(CallError::Transport {
                 server: self.name.clone(),
                 method: method.to_owned(),
@@ -664,21 +678,22 @@ impl Mount {
         }
     }
 
-    /// Sends a request with the server's call timeout, reset by progress notifications.
-    /// Dropping the future before the answer sends `notifications/cancelled`.
+    /// Sends a request on `connection` with the server's call timeout, reset by
+    /// progress notifications. Dropping the future before the answer sends
+    /// `notifications/cancelled`.
     async fn request_once(
         &self,
+        connection: &Arc<Connection>,
         request: ClientRequest,
         method: &str,
-    ) -> Result<ServerResult, CallError> {
-        let connection = self.live.current();
+    ) -> Result<ServerResult, Refused> {
         let peer = connection.service.peer();
         let mut options = PeerRequestOptions::with_timeout(self.call_timeout);
         options.reset_timeout_on_progress = true;
-        let handle = peer
-            .send_request_with_option(request, options)
-            .await
-            .map_err(|e| self.error(&connection, method, e))?;
+        let handle = match peer.send_request_with_option(request, options).await {
+            Ok(handle) => handle,
+            Err(e) => return Err(self.refused(connection, method, e)),
+        };
         let id = handle.id.clone();
         let shared = &self.live.shared;
         let _news =
@@ -693,22 +708,30 @@ impl Mount {
             Ok(result) => Ok(result),
             Err(ServiceError::McpError(e)) if e.code.0 == crate::limit::TOO_LARGE_CODE => {
                 match connection.oversized.take(&id) {
-                    Some(size) => Err(CallError::TooLarge {
+                    Some(size) => Err(Refused::not(CallError::TooLarge {
                         server: self.name.clone(),
                         method: method.to_owned(),
                         size,
                         limit: self.max_message_size,
-                    }),
-                    None => Err(self.error(&connection, method, ServiceError::McpError(e))),
+                    })),
+                    None => Err(self.refused(connection, method, ServiceError::McpError(e))),
                 }
             }
             Err(e) => {
-                let mut error = self.error(&connection, method, e);
-                if let CallError::Closed { detail, .. } = &mut error {
-                    *detail = Box::pin(exit_detail(&connection)).await;
+                let mut refused = self.refused(connection, method, e);
+                if let CallError::Closed { detail, .. } = &mut refused.error {
+                    *detail = Box::pin(exit_detail(connection)).await;
                 }
-                Err(error)
+                Err(refused)
             }
+        }
+    }
+
+    /// `error` as a [`CallError`], with the challenge of the refusal it is, if any.
+    fn refused(&self, connection: &Connection, method: &str, error: ServiceError) -> Refused {
+        Refused {
+            challenge: crate::http::Challenge::of_request(&error),
+            error: self.error(connection, method, error),
         }
     }
 
@@ -845,6 +868,22 @@ fn is_withheld(withheld: &[Withholding], declaration: Declaration, name: &str) -
     withheld
         .iter()
         .any(|(d, n, _)| *d == declaration && n == name)
+}
+
+/// A request that failed, and the challenge of the server's refusal when its own
+/// answer was 401 or 403.
+struct Refused {
+    error: CallError,
+    challenge: Option<crate::http::Challenge>,
+}
+
+impl Refused {
+    fn not(error: CallError) -> Refused {
+        Refused {
+            error,
+            challenge: None,
+        }
+    }
 }
 
 /// Sends `notifications/cancelled` for a request abandoned by its caller.

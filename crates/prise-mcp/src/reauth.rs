@@ -1,19 +1,22 @@
-//! Signing in again while mounted. A server that refuses a request on a live
-//! connection is signed in to again and the request made again, once per request and
-//! at most [`MAX_SIGN_INS`] times per mount (a server that keeps asking must not send
-//! the person round in circles):
+//! Signing in again while mounted. A request that the server refused on a live
+//! connection (its own answer was 401 or 403, so it did not run) is made again once,
+//! after signing in again, at most [`MAX_SIGN_INS`] times per mount (a server that
+//! keeps asking must not send the person round in circles). No other request is
+//! ever made again: one that failed otherwise, or whose outcome is unknown (a
+//! timeout, a broken connection), may have run.
 //! - 403 `insufficient_scope`: a step-up, for the scopes granted and those it names;
 //! - 401: the token stopped working (revoked, expired past refreshing, or issued by
 //!   an authorization server the server no longer trusts, SEP-2352): a new sign-in,
 //!   discovery first, since the server may now point elsewhere.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use prise_config::{Server, Transport};
 
 use crate::auth::TokenStore;
 use crate::client::Client;
-use crate::connect::{self, StderrSlot};
+use crate::connect::{self, Connection, StderrSlot};
 use crate::http::Challenge;
 use crate::mount::{Live, MountOptions};
 
@@ -27,28 +30,33 @@ pub(crate) struct Reach {
     pub client: Client,
     /// Sign-ins made so far.
     pub made: AtomicU32,
+    /// Held while signing in, so that requests refused together sign in once.
+    pub signing_in: tokio::sync::Mutex<()>,
 }
 
 impl Reach {
-    /// Signs in again when the last refusal asked for it and someone can sign in,
-    /// then replaces the connection with one that carries the new token. `Ok(true)`:
-    /// the request is worth making again.
-    pub async fn sign_in_again(&self, live: &Live) -> Result<bool, String> {
-        let connection = live.current();
-        let challenge = connection
-            .challenges
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+    /// Signs in again after a request sent on `sent_on` was refused with
+    /// `challenge`, when someone can sign in, then replaces the connection with one
+    /// that carries the new token. `Ok(true)`: the request is worth making again (on
+    /// the new connection, or on one that another refused request already renewed).
+    pub async fn sign_in_again(
+        &self,
+        live: &Live,
+        challenge: Challenge,
+        sent_on: &Arc<Connection>,
+    ) -> Result<bool, String> {
+        let _one_at_a_time = self.signing_in.lock().await;
+        if !Arc::ptr_eq(&live.current(), sent_on) {
+            return Ok(true);
+        }
         let Transport::Http(remote) = &self.server.transport else {
             return Ok(false);
         };
         let (header, wanted) = match challenge {
-            Some(Challenge::Scope { header, scope }) => (header, Some(scope)),
+            Challenge::Scope { header, scope } => (header, Some(scope)),
             // A token of the person's own, in the headers, is theirs to replace.
-            Some(Challenge::SignIn(_)) if remote.has_own_token() => return Ok(false),
-            Some(Challenge::SignIn(header)) => (header, None),
-            None => return Ok(false),
+            Challenge::SignIn(_) if remote.has_own_token() => return Ok(false),
+            Challenge::SignIn(header) => (header, None),
         };
         let Some(dir) = &self.options.auth_dir else {
             return Err(connect::needs_sign_in(&self.server.name));

@@ -8,6 +8,8 @@ use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::sync::mpsc;
 
+use crate::connect::Failed;
+
 /// Messages buffered from the stream before the client reads them.
 const BUFFER: usize = 64;
 /// Why the SSE transport failed.
@@ -38,16 +40,16 @@ impl LegacySse {
         remote: &Remote,
         client: reqwest::Client,
         max_event: usize,
-        challenges: &crate::http::Challenges,
-    ) -> Result<LegacySse, String> {
-        let base =
-            reqwest::Url::parse(&remote.url).map_err(|e| format!("bad url {}: {e}", remote.url))?;
+    ) -> Result<LegacySse, Failed> {
+        let fail = |cause: String| Failed::new(crate::error::tidy(&cause));
+        let base = reqwest::Url::parse(&remote.url)
+            .map_err(|e| fail(format!("bad url {}: {e}", remote.url)))?;
         let mut headers = HeaderMap::new();
         for (name, value) in &remote.headers {
             let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| format!("{name:?} is not a valid header name"))?;
+                .map_err(|_| fail(format!("{name:?} is not a valid header name")))?;
             let value = HeaderValue::from_str(value)
-                .map_err(|_| format!("the value of header {name} is not valid in HTTP"))?;
+                .map_err(|_| fail(format!("the value of header {name} is not valid in HTTP")))?;
             headers.insert(name, value);
         }
         let mut response = client
@@ -56,37 +58,44 @@ impl LegacySse {
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| format!("cannot connect: {}", crate::connect::describe_http(&e)))?;
+            .map_err(|e| {
+                fail(format!(
+                    "cannot connect: {}",
+                    crate::connect::describe_http(&e)
+                ))
+            })?;
         if !response.status().is_success() {
+            let mut failed = fail(format!(
+                "the event stream answered HTTP {}",
+                response.status().as_u16()
+            ));
             // A server that wants a sign-in says how in its challenge.
             let challenge = response.headers().get(reqwest::header::WWW_AUTHENTICATE);
             if response.status() == reqwest::StatusCode::UNAUTHORIZED
                 && let Some(header) = challenge.and_then(|h| h.to_str().ok())
             {
-                *challenges.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(crate::http::Challenge::SignIn(header.to_owned()));
+                failed.challenge = Some(crate::http::Challenge::SignIn(header.to_owned()));
             }
-            return Err(format!(
-                "the event stream answered HTTP {}",
-                response.status().as_u16()
-            ));
+            return Err(failed);
         }
         let mut parser = EventParser::new(max_event);
         let endpoint = loop {
             let chunk = response
                 .chunk()
                 .await
-                .map_err(|e| format!("the event stream failed: {e}"))?;
+                .map_err(|e| fail(format!("the event stream failed: {e}")))?;
             let Some(chunk) = chunk else {
-                return Err("the event stream ended before its endpoint event".into());
+                return Err(fail(
+                    "the event stream ended before its endpoint event".into(),
+                ));
             };
-            let events = parser.feed(&chunk).map_err(|e| e.to_owned())?;
+            let events = parser.feed(&chunk).map_err(|e| fail(e.to_owned()))?;
             let mut found = None;
             for event in events {
                 if event.name == "endpoint" {
                     found = Some(
                         base.join(event.data.trim())
-                            .map_err(|e| format!("bad endpoint {:?}: {e}", event.data))?,
+                            .map_err(|e| fail(format!("bad endpoint {:?}: {e}", event.data)))?,
                     );
                 }
             }
