@@ -126,7 +126,7 @@ pub async fn login(
 /// header, when it answers 401. A `legacy` (SSE) server is asked for its event
 /// stream, a Streamable HTTP one is sent `initialize`.
 async fn challenge(remote: &Remote, legacy: bool) -> Option<String> {
-    let client = crate::http::client().ok()?;
+    let client = crate::net::for_server().ok()?;
     let mut request = if legacy {
         client
             .get(&remote.url)
@@ -207,7 +207,7 @@ async fn revoke(remote: &Remote, stored: &StoredCredentials) -> Result<(), Strin
     let endpoint = metadata["revocation_endpoint"]
         .as_str()
         .ok_or_else(|| format!("{issuer} offers no token revocation"))?;
-    let client = crate::http::client()?;
+    let client = crate::net::for_sign_in().map_err(|e| e.to_string())?;
     let oauth = remote.oauth.clone().unwrap_or_default();
     let mut tokens = Vec::new();
     if let Some(refresh) = oauth2::TokenResponse::refresh_token(token) {

@@ -284,7 +284,7 @@ async fn sse_attempt(
                     .headers
                     .push(("Authorization".to_owned(), format!("Bearer {token}")));
             }
-            let http = http::client().map_err(Failed::new)?;
+            let http = crate::net::for_server().map_err(|e| Failed::new(e.to_string()))?;
             let transport = sse::LegacySse::connect(&remote, http, server.max_message_size).await?;
             // The legacy transport predates server/discover: initialize it is.
             handshake(client, transport, ClientLifecycleMode::Initialize).await
@@ -513,6 +513,9 @@ enum Cause {
 
 /// The innermost error of a chain: the one that says what actually happened.
 fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
+    if let Some(refused) = crate::net::cross_origin(error) {
+        return Some(Cause::Protocol(refused.to_string()));
+    }
     let mut current = error.source()?;
     while let Some(next) = current.source() {
         current = next;

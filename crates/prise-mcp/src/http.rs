@@ -1,7 +1,7 @@
 //! Streamable HTTP, through rmcp's client and reqwest with rustls on the ring provider.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 
 use crate::auth::dpop::DpopKey;
 use crate::tasks::dated::TaskTools;
@@ -79,7 +79,6 @@ fn config(
     remote: &Remote,
     max_message_size: usize,
 ) -> Result<StreamableHttpClientTransportConfig, String> {
-    install_crypto();
     let mut headers = HashMap::new();
     for (name, value) in &remote.headers {
         if MANAGED.iter().any(|m| name.eq_ignore_ascii_case(m)) {
@@ -107,7 +106,7 @@ pub(crate) fn transport(
     task_tools: &Arc<TaskTools>,
 ) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
     Ok(StreamableHttpClientTransport::with_client(
-        SessionAware::new(client()?, None, task_tools),
+        SessionAware::new(server_client()?, None, task_tools),
         config(remote, max_message_size)?,
     ))
 }
@@ -121,7 +120,7 @@ pub(crate) fn signed_in_transport(
     signed_in: crate::auth::Signed,
     task_tools: &Arc<TaskTools>,
 ) -> Result<StreamableHttpClientTransport<rmcp::transport::AuthClient<SessionAware>>, String> {
-    let aware = SessionAware::new(client()?, signed_in.dpop, task_tools);
+    let aware = SessionAware::new(server_client()?, signed_in.dpop, task_tools);
     let client = rmcp::transport::AuthClient::new(aware, signed_in.manager);
     Ok(StreamableHttpClientTransport::with_client(
         client,
@@ -129,26 +128,9 @@ pub(crate) fn signed_in_transport(
     ))
 }
 
-/// An HTTP client for one server.
-pub(crate) fn client() -> Result<reqwest::Client, String> {
-    client_builder()
-        .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))
-}
-
-/// The settings of [`client`], for a client that needs one more.
-pub(crate) fn client_builder() -> reqwest::ClientBuilder {
-    install_crypto();
-    reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10))
-}
-
-/// rustls needs a process-wide crypto provider; prise uses ring, which builds in
-/// seconds where aws-lc-sys takes minutes on two cores.
-pub(crate) fn install_crypto() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
+/// The HTTP client of one server's requests (see [`crate::net::for_server`]).
+fn server_client() -> Result<reqwest::Client, String> {
+    crate::net::for_server().map_err(|e| e.to_string())
 }
 
 /// reqwest, as rmcp drives it, plus one correction: a server that has forgotten the

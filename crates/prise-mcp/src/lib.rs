@@ -23,6 +23,7 @@ mod http;
 mod limit;
 mod mount;
 mod mounts;
+mod net;
 pub mod progress;
 mod reauth;
 pub mod registry;

@@ -93,10 +93,18 @@ impl LegacySse {
             let mut found = None;
             for event in events {
                 if event.name == "endpoint" {
-                    found = Some(
-                        base.join(event.data.trim())
-                            .map_err(|e| fail(format!("bad endpoint {:?}: {e}", event.data)))?,
-                    );
+                    let endpoint = base
+                        .join(event.data.trim())
+                        .map_err(|e| fail(format!("bad endpoint {:?}: {e}", event.data)))?;
+                    // The server's headers and token are for its origin alone.
+                    if endpoint.origin() != base.origin() {
+                        return Err(fail(format!(
+                            "the event stream named an endpoint at another origin, {}, than the server's, {}: refused, so that its headers and token go nowhere else",
+                            endpoint.origin().ascii_serialization(),
+                            base.origin().ascii_serialization()
+                        )));
+                    }
+                    found = Some(endpoint);
                 }
             }
             if let Some(endpoint) = found {

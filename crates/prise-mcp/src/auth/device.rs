@@ -156,7 +156,7 @@ async fn register(
         "redirect_uris": [],
         "token_endpoint_auth_method": "none",
     });
-    let client = crate::http::client().map_err(SignInError::Protocol)?;
+    let client = crate::net::for_sign_in().map_err(|e| SignInError::Protocol(e.to_string()))?;
     let response = client
         .post(endpoint)
         .json(&registration)
@@ -164,7 +164,9 @@ async fn register(
         .await
         .map_err(|e| SignInError::Protocol(format!("registering at {endpoint} failed: {e}")))?;
     let status = response.status();
-    let answer: serde_json::Value = response.json().await.unwrap_or_default();
+    let answer = crate::net::read_json(response, crate::net::SIGN_IN_ANSWER)
+        .await
+        .map_err(|e| SignInError::Protocol(format!("{endpoint}: {e}")))?;
     match answer["client_id"].as_str() {
         Some(id) if status.is_success() => Ok(id.to_owned()),
         _ => Err(SignInError::Protocol(format!(

@@ -149,18 +149,11 @@ pub(crate) struct ProvingClient {
     key: Arc<DpopKey>,
 }
 
-/// The most of an OAuth answer read: metadata and tokens are a few KiB.
-const MAX_ANSWER: usize = 1 << 20;
-
 impl ProvingClient {
     pub fn new(key: Arc<DpopKey>) -> Result<ProvingClient, String> {
-        let stop = crate::http::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| e.to_string())?;
         Ok(ProvingClient {
-            follow: crate::http::client()?,
-            stop,
+            follow: crate::net::for_sign_in().map_err(|e| e.to_string())?,
+            stop: crate::net::not_following().map_err(|e| e.to_string())?,
             key,
         })
     }
@@ -193,10 +186,9 @@ impl OAuthHttpClient for ProvingClient {
                 let response = builder.send().await?;
                 let status = response.status();
                 let headers = response.headers().clone();
-                let bytes = response.bytes().await?;
-                if bytes.len() > MAX_ANSWER {
-                    return Err(format!("the answer of {url} is over {MAX_ANSWER} bytes").into());
-                }
+                let bytes = crate::net::read_limited(response, crate::net::SIGN_IN_ANSWER)
+                    .await
+                    .map_err(|e| format!("{url}: {e}"))?;
                 let nonce = headers.get("dpop-nonce").and_then(|v| v.to_str().ok());
                 let asks = token_request
                     && status == reqwest::StatusCode::BAD_REQUEST
@@ -210,7 +202,7 @@ impl OAuthHttpClient for ProvingClient {
                 for (name, value) in &headers {
                     answer = answer.header(name, value);
                 }
-                return Ok(answer.body(bytes.to_vec())?);
+                return Ok(answer.body(bytes)?);
             }
         })
     }

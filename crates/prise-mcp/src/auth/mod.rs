@@ -87,7 +87,7 @@ async fn manager(
     store: &TokenStore,
     dpop: Option<Arc<dpop::DpopKey>>,
 ) -> Result<AuthorizationManager, AuthError> {
-    crate::http::install_crypto();
+    crate::net::install_crypto();
     let mut manager = match dpop {
         Some(key) => {
             let client = dpop::ProvingClient::new(key).map_err(AuthError::InternalError)?;
@@ -448,7 +448,7 @@ pub(crate) async fn exchange(
     form: &[(&str, String)],
     basic: Option<(&str, &str)>,
 ) -> Result<Result<serde_json::Value, Refusal>, SignInError> {
-    let client = crate::http::client().map_err(SignInError::Protocol)?;
+    let client = crate::net::for_sign_in().map_err(|e| SignInError::Protocol(e.to_string()))?;
     let mut request = client
         .post(endpoint)
         .header(
@@ -466,11 +466,11 @@ pub(crate) async fn exchange(
         .await
         .map_err(|e| SignInError::Protocol(format!("the request to {endpoint} failed: {e}")))?;
     let status = response.status();
-    let text = response
-        .text()
+    let body = crate::net::read_limited(response, crate::net::SIGN_IN_ANSWER)
         .await
-        .map_err(|e| SignInError::Protocol(format!("the answer of {endpoint} broke off: {e}")))?;
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        .map_err(|e| SignInError::Protocol(format!("{endpoint}: {e}")))?;
+    let text = String::from_utf8_lossy(&body);
+    let json: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     if status.is_success() {
         return Ok(Ok(json));
     }
@@ -509,7 +509,7 @@ pub(crate) async fn issuer_metadata(issuer: &str) -> Result<serde_json::Value, S
         format!("{origin}/.well-known/openid-configuration{path}"),
         format!("{origin}{path}/.well-known/openid-configuration"),
     ];
-    let client = crate::http::client()?;
+    let client = crate::net::for_sign_in().map_err(|e| e.to_string())?;
     for candidate in candidates {
         let Ok(response) = client.get(&candidate).send().await else {
             continue;
@@ -517,9 +517,11 @@ pub(crate) async fn issuer_metadata(issuer: &str) -> Result<serde_json::Value, S
         if !response.status().is_success() {
             continue;
         }
-        if let Ok(metadata) = response.json::<serde_json::Value>().await
-            && metadata["issuer"].as_str().map(|i| i.trim_end_matches('/'))
-                == Some(issuer.trim_end_matches('/'))
+        let metadata = crate::net::read_json(response, crate::net::SIGN_IN_ANSWER)
+            .await
+            .map_err(|e| format!("{candidate}: {e}"))?;
+        if metadata["issuer"].as_str().map(|i| i.trim_end_matches('/'))
+            == Some(issuer.trim_end_matches('/'))
         {
             return Ok(metadata);
         }

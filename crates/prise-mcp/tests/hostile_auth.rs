@@ -1,0 +1,105 @@
+//! What an authorization server answers is read up to a bound. A hostile one
+//! (`fixtures/endless_auth_server.py`) answers each sign-in step with 512 MiB: the
+//! sign-in fails at once with an error that names the endpoint, and prise's memory
+//! stays far below the size of the answer.
+//!
+//! Each test reads the peak memory of its own process, so each runs alone in one
+//! (nextest's way; `cargo test` runs them in one process, where the bound still
+//! holds for both together).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use common::{Guard, servers};
+use prise_mcp::auth::{BoxFuture, Loopback, Show};
+use prise_mcp::{MountOptions, Mounts, Source};
+
+/// Peak resident memory of this process so far, in MiB.
+fn peak_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib / 1024
+}
+
+/// Far below the 512 MiB answers; far above what a test process needs.
+const PEAK_MIB: u64 = 160;
+
+fn endless_server() -> (Guard, String) {
+    let mut child = Command::new("python3")
+        .arg(common::fixture("endless_auth_server.py"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (Guard(child), line.trim().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_token_answer_is_cut_at_the_bound() {
+    let (_server, base) = endless_server();
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"{{"mcpServers": {{"s": {{"url": "{base}/mcp", "timeout": 30,
+            "oauth": {{"clientId": "prise", "workloadToken": "eyJhbGciOiJub25lIn0.e30."}}}}}}}}"#
+    );
+    let options = MountOptions {
+        auth_dir: Some(state.path().to_owned()),
+        log_dir: None,
+        eras: None,
+        ..MountOptions::default()
+    };
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        options,
+    )
+    .await;
+    let error = mounts.failures()[0].to_string();
+    assert!(
+        error.contains(&format!("{base}/token")) && error.contains("over 1024 KiB"),
+        "{error}"
+    );
+    assert!(peak_mib() < PEAK_MIB, "peak memory {} MiB", peak_mib());
+}
+
+/// A person who is never asked anything: the device flow fails before a code.
+#[derive(Debug)]
+struct Nobody;
+
+impl Show for Nobody {
+    fn show(&self, _server: &str, _url: &str) -> BoxFuture<'static, Option<String>> {
+        panic!("no browser is opened in this test")
+    }
+
+    fn show_code(&self, _server: &str, _code: &prise_mcp::auth::device::DeviceCode) {
+        panic!("no code is shown in this test")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_registration_answer_is_cut_at_the_bound() {
+    let (_server, base) = endless_server();
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(r#"{{"mcpServers": {{"s": {{"url": "{base}/mcp"}}}}}}"#);
+    let server = servers(&config).remove(0);
+    let options = MountOptions {
+        sign_in: Some(Arc::new(Loopback::new(Arc::new(Nobody)))),
+        auth_dir: Some(state.path().to_owned()),
+        log_dir: None,
+        ..MountOptions::default()
+    };
+    let error = prise_mcp::accounts::login(&server, &options, true)
+        .await
+        .unwrap_err();
+    assert!(
+        error.contains(&format!("{base}/register")) && error.contains("over 1024 KiB"),
+        "{error}"
+    );
+    assert!(peak_mib() < PEAK_MIB, "peak memory {} MiB", peak_mib());
+}
