@@ -213,60 +213,98 @@ struct Event {
     data: String,
 }
 
-/// Incremental `text/event-stream` parsing: bytes in, complete events out.
+/// Incremental `text/event-stream` parsing: bytes in, complete events out. Each
+/// byte is looked at once: a chunk is searched for line ends from where the last
+/// search stopped, and an event's size is kept as it grows, so a large event costs
+/// time in proportion to its size, not to its size times its chunks.
 #[derive(Debug)]
 struct EventParser {
-    buffer: Vec<u8>,
+    /// Bytes of the line not yet complete.
+    line: Vec<u8>,
     name: String,
-    data: Vec<String>,
+    /// The event's data lines so far, joined with line feeds.
+    data: String,
+    /// Whether the event has a data line yet (`data` may be empty text).
+    has_data: bool,
     /// The most bytes one event may take.
     max: usize,
+    /// Bytes looked at for line ends, to show that each is looked at once.
+    #[cfg(test)]
+    examined: usize,
 }
 
 impl EventParser {
     fn new(max: usize) -> EventParser {
         EventParser {
-            buffer: Vec::new(),
+            line: Vec::new(),
             name: String::new(),
-            data: Vec::new(),
+            data: String::new(),
+            has_data: false,
             max,
+            #[cfg(test)]
+            examined: 0,
         }
     }
 
-    fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, &'static str> {
-        self.buffer.extend_from_slice(bytes);
+    fn feed(&mut self, mut bytes: &[u8]) -> Result<Vec<Event>, &'static str> {
         let mut events = Vec::new();
-        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.buffer.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if !self.data.is_empty() || !self.name.is_empty() {
-                    events.push(Event {
-                        name: std::mem::take(&mut self.name),
-                        data: self.data.join("\n"),
-                    });
-                    self.data.clear();
-                }
-                continue;
+        while !bytes.is_empty() {
+            let end = memchr::memchr(b'\n', bytes);
+            #[cfg(test)]
+            {
+                self.examined += end.map_or(bytes.len(), |i| i + 1);
             }
-            if line.starts_with(':') {
-                continue;
-            }
-            let (field, value) = line
-                .split_once(':')
-                .map_or((line, ""), |(f, v)| (f, v.strip_prefix(' ').unwrap_or(v)));
-            match field {
-                "event" => self.name = value.to_owned(),
-                "data" => self.data.push(value.to_owned()),
-                _ => {} // id and retry: the legacy transport has no resumption
+            let Some(end) = end else {
+                self.line.extend_from_slice(bytes);
+                break;
+            };
+            let (line, rest) = bytes.split_at(end + 1);
+            bytes = rest;
+            if self.line.is_empty() {
+                self.take_line(line, &mut events);
+            } else {
+                let mut whole = std::mem::take(&mut self.line);
+                whole.extend_from_slice(line);
+                self.take_line(&whole, &mut events);
             }
         }
-        let pending: usize = self.buffer.len() + self.data.iter().map(String::len).sum::<usize>();
-        if pending > self.max {
+        if self.line.len() + self.data.len() > self.max {
             return Err("an event exceeded the server's maxMessageSize");
         }
         Ok(events)
+    }
+
+    /// One complete line, with its line end.
+    fn take_line(&mut self, line: &[u8], events: &mut Vec<Event>) {
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.is_empty() {
+            if self.has_data || !self.name.is_empty() {
+                events.push(Event {
+                    name: std::mem::take(&mut self.name),
+                    data: std::mem::take(&mut self.data),
+                });
+                self.has_data = false;
+            }
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = line
+            .split_once(':')
+            .map_or((line, ""), |(f, v)| (f, v.strip_prefix(' ').unwrap_or(v)));
+        match field {
+            "event" => self.name = value.to_owned(),
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            _ => {} // id and retry: the legacy transport has no resumption
+        }
     }
 }
 
@@ -299,6 +337,20 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn each_byte_is_looked_at_once() {
+        // A 15 MiB event in 64 KiB chunks, as a server streams it.
+        let mut parser = EventParser::new(16 << 20);
+        let event = format!("event: message\ndata: {}\n\n", "x".repeat(15 << 20));
+        let mut events = Vec::new();
+        for chunk in event.as_bytes().chunks(64 << 10) {
+            events.extend(parser.feed(chunk).unwrap());
+        }
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data.len(), 15 << 20);
+        assert_eq!(parser.examined, event.len());
     }
 
     #[test]
