@@ -21,7 +21,7 @@ use crate::catalog::Catalog;
 use crate::child::{self, ChildServer, StderrLog};
 use crate::client::Client;
 use crate::eras::Era;
-use crate::limit::{LineLimit, Oversized};
+use crate::limit::{DroppedAnswers, LineLimit};
 use crate::mount::{MountOptions, TERMINATE_GRACE};
 use crate::tasks::dated::{Noting, TaskTools};
 use crate::{http, sse};
@@ -35,8 +35,8 @@ const ROOTS_SETTLE: Duration = Duration::from_millis(100);
 pub(crate) struct Connection {
     pub service: RunningService<RoleClient, Client>,
     pub child: Option<ChildServer>,
-    /// Requests whose answers were over the size limit (stdio).
-    pub oversized: Arc<Oversized>,
+    /// Requests whose answers were dropped out of bounds, and why (stdio).
+    pub dropped: Arc<DroppedAnswers>,
     /// The tools that must be called as tasks (2025-11-25 servers).
     pub task_tools: Arc<TaskTools>,
 }
@@ -112,7 +112,7 @@ pub(crate) struct Connected {
     pub service: RunningService<RoleClient, Client>,
     pub catalog: Catalog,
     pub child: Option<ChildServer>,
-    pub oversized: Arc<Oversized>,
+    pub dropped: Arc<DroppedAnswers>,
     pub task_tools: Arc<TaskTools>,
 }
 
@@ -123,7 +123,7 @@ impl Connected {
             Connection {
                 service: self.service,
                 child: self.child,
-                oversized: self.oversized,
+                dropped: self.dropped,
                 task_tools: self.task_tools,
             },
             self.catalog,
@@ -170,16 +170,16 @@ async fn attempt(
                     Failed::new(format!("{e}{hint}"))
                 })?;
             *stderr_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(process.stderr.clone());
-            // prise bounds each line itself (see `limit`), so that an oversized answer
+            // prise bounds each line itself (see `limit`), so that an answer out of bounds
             // fails its request at once instead of being dropped.
-            let oversized = Arc::new(Oversized::default());
+            let dropped = Arc::new(DroppedAnswers::default());
             let task_tools = Arc::new(TaskTools::default());
             let stdout = Noting::new(
                 LineLimit::new(
                     stdout,
                     server.max_message_size,
                     &server.name,
-                    oversized.clone(),
+                    dropped.clone(),
                 ),
                 task_tools.clone(),
             );
@@ -187,7 +187,7 @@ async fn attempt(
             match handshake(client, transport, lifecycle).await {
                 Ok(mut connected) => {
                     connected.child = Some(process);
-                    connected.oversized = oversized;
+                    connected.dropped = dropped;
                     connected.task_tools = task_tools;
                     Ok(connected)
                 }
@@ -428,7 +428,7 @@ where
         service,
         catalog,
         child: None,
-        oversized: Arc::default(),
+        dropped: Arc::default(),
         task_tools: Arc::default(),
     })
 }

@@ -99,6 +99,30 @@ pub enum CallError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The server's answer was not valid UTF-8 text, as JSON must be; it was
+    /// dropped unread.
+    #[error(
+        "server {server}'s answer to {method} is not valid UTF-8, as JSON text must be; it was dropped"
+    )]
+    NotUtf8 {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+    },
+    /// The server's answer held more JSON values than its size limit allows (one
+    /// per 32 bytes: parsing costs memory by the value); it was dropped unread.
+    #[error(
+        "server {server}'s answer to {method} holds over {limit} JSON values, more than its \"maxMessageSize\" allows; raise it for {server} in the configuration to accept it"
+    )]
+    TooManyValues {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+        /// The most values allowed.
+        limit: usize,
+    },
     /// The server answered with a JSON-RPC error.
     #[error("server {server} rejected {method}: {message} (code {code})")]
     Rejected {

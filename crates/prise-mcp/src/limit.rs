@@ -1,11 +1,19 @@
-//! A cap on the size of one message from a stdio server.
+//! A guard on each message from a stdio server, before rmcp parses it.
 //!
-//! A server's stdout is read line by line (one JSON-RPC message a line), and a line
-//! must not grow without bound. Dropping an oversized line, as rmcp does, leaves the
-//! request it answered waiting for its timeout with the cause only in a log. So the
-//! server's stdout goes through [`LineLimit`] first: a line past the limit is cut off,
-//! and in its place rmcp reads an error answering the same request, which fails at
-//! once with [`CallError::TooLarge`](crate::CallError::TooLarge).
+//! A server's stdout is read line by line (one JSON-RPC message a line), and each
+//! line is passed on only while it stays within three bounds:
+//! - its size: at most the server's `maxMessageSize`;
+//! - its text: valid UTF-8, as JSON must be (rmcp drops a line that is not, and the
+//!   request it answered would wait for its timeout);
+//! - its values: at most one JSON value per [`BYTES_PER_VALUE`] bytes of the size
+//!   limit, since parsing costs memory by the value, not by the byte (a 15 MiB
+//!   `[1,1,1,...]` took 957 MiB to parse; rmcp parses a message it cannot take
+//!   twice). Values are counted by the separators and brackets between them.
+//!
+//! A line is held until it ends, so that rmcp never parses one out of bounds: a
+//! line that breaks a bound is dropped from where it does, and in its place rmcp
+//! reads an error answering the same request, which fails at once with the
+//! [`CallError`](crate::CallError) that says which bound it broke.
 
 use std::collections::HashMap;
 use std::io;
@@ -19,18 +27,36 @@ use tokio::io::{AsyncRead, ReadBuf};
 const HEAD: usize = 512;
 /// Bytes kept of the end of a line being dropped, for the same reason.
 const TAIL: usize = 512;
+/// Room for a line kept between lines; a larger buffer is given back.
+const KEPT_ROOM: usize = 1 << 20;
 /// The JSON-RPC error code of the stand-in answer (in the range for implementations).
-pub(crate) const TOO_LARGE_CODE: i32 = -32099;
+pub(crate) const DROPPED_CODE: i32 = -32099;
+/// A message may hold one JSON value per this many bytes of its size limit:
+/// 524,288 at 16 MiB. rmcp's parse of that many costs about 100 MiB (measured with
+/// `[1,1,...]`, the worst case: some 200 bytes a value).
+pub(crate) const BYTES_PER_VALUE: usize = 32;
 
-/// The requests whose answers were too long: JSON text of the request id → the size
-/// of the answer. Filled by [`LineLimit`], read by the mount that made the request, so
-/// that a server cannot fake the condition by sending the same error code.
+/// Which bound a dropped line broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dropped {
+    /// It was longer than the size limit; `size` is its whole length.
+    TooLarge { size: usize },
+    /// It was not valid UTF-8.
+    NotUtf8,
+    /// It held more JSON values than the limit allows (`limit`).
+    TooManyValues { limit: usize },
+}
+
+/// The requests whose answers were dropped, and why: JSON text of the request id →
+/// the bound its answer broke. Filled by [`LineLimit`], read by the mount that made
+/// the request, so that a server cannot fake the condition by sending the same
+/// error code.
 #[derive(Debug, Default)]
-pub(crate) struct Oversized(Mutex<HashMap<String, usize>>);
+pub(crate) struct DroppedAnswers(Mutex<HashMap<String, Dropped>>);
 
-impl Oversized {
-    /// The size of the answer to request `id`, if it was too long.
-    pub fn take(&self, id: &rmcp::model::RequestId) -> Option<usize> {
+impl DroppedAnswers {
+    /// Why the answer to request `id` was dropped, if it was.
+    pub fn take(&self, id: &rmcp::model::RequestId) -> Option<Dropped> {
         let key = serde_json::to_string(id).ok()?;
         self.0
             .lock()
@@ -39,18 +65,23 @@ impl Oversized {
     }
 }
 
-/// A reader that passes lines through up to `max` bytes each.
+/// A reader that passes lines on while they keep within the bounds.
 pub(crate) struct LineLimit<R> {
     inner: R,
     max: usize,
+    max_values: usize,
     server: String,
-    oversized: Arc<Oversized>,
-    /// Bytes of the current line passed on so far.
-    line: usize,
+    dropped: Arc<DroppedAnswers>,
+    /// The current line so far, held until it ends within bounds.
+    pending: Vec<u8>,
     /// The current line's first bytes.
     head: Vec<u8>,
-    /// While dropping a line: its size so far and its last bytes.
-    dropping: Option<(usize, Vec<u8>)>,
+    /// The end of what was passed on when it stops inside a UTF-8 sequence.
+    carry: Vec<u8>,
+    /// The JSON structure of the current line so far.
+    values: ValueCount,
+    /// While dropping a line: why, its size so far and its last bytes.
+    dropping: Option<(Why, usize, Vec<u8>)>,
     /// Bytes ready to hand out, in order, from `out_at` on.
     out: Vec<u8>,
     out_at: usize,
@@ -58,15 +89,26 @@ pub(crate) struct LineLimit<R> {
     scratch: Box<[u8]>,
 }
 
+/// Which bound a line being dropped broke (its size is known at its end).
+#[derive(Debug, Clone, Copy)]
+enum Why {
+    TooLarge,
+    NotUtf8,
+    TooManyValues,
+}
+
 impl<R> LineLimit<R> {
-    pub fn new(inner: R, max: usize, server: &str, oversized: Arc<Oversized>) -> LineLimit<R> {
+    pub fn new(inner: R, max: usize, server: &str, dropped: Arc<DroppedAnswers>) -> LineLimit<R> {
         LineLimit {
             inner,
             max,
+            max_values: (max / BYTES_PER_VALUE).max(1024),
             server: server.to_owned(),
-            oversized,
-            line: 0,
+            dropped,
+            pending: Vec::new(),
             head: Vec::with_capacity(HEAD),
+            carry: Vec::new(),
+            values: ValueCount::default(),
             dropping: None,
             out: Vec::new(),
             out_at: 0,
@@ -77,37 +119,84 @@ impl<R> LineLimit<R> {
     /// Queues what passes of `chunk` (just read) in `out`.
     fn filter(&mut self, mut chunk: &[u8]) {
         while !chunk.is_empty() {
-            let newline = chunk.iter().position(|&b| b == b'\n');
+            let newline = memchr::memchr(b'\n', chunk);
             let take = newline.map_or(chunk.len(), |i| i + 1);
             let (part, rest) = chunk.split_at(take);
             chunk = rest;
             let ends = newline.is_some();
-            if self.dropping.is_none() && self.line + part.len() > self.max {
-                // Too long: what fits was passed on and is ended as a line of its own
-                // (rmcp skips it as unparsable); the rest is dropped up to the newline.
-                let kept = self.max - self.line;
-                self.keep_head(&part[..kept]);
-                self.out.extend_from_slice(&part[..kept]);
-                self.out.push(b'\n');
-                self.dropping = Some((self.line + kept, Vec::new()));
-                self.drop_part(&part[kept..], ends);
-            } else if self.dropping.is_some() {
+            if self.dropping.is_some() {
                 self.drop_part(part, ends);
+                continue;
+            }
+            // The id of a line dropped here may be in this part.
+            self.keep_head(part);
+            let broken = if self.pending.len() + part.len() > self.max {
+                Some(Why::TooLarge)
+            } else if !self.utf8(part, ends) {
+                Some(Why::NotUtf8)
+            } else if self.values.count(part) > self.max_values {
+                Some(Why::TooManyValues)
             } else {
-                self.keep_head(part);
-                self.out.extend_from_slice(part);
-                self.line += part.len();
-                if ends {
-                    self.line = 0;
-                    self.head.clear();
+                None
+            };
+            match broken {
+                None => {
+                    self.pending.extend_from_slice(part);
+                    if ends {
+                        if self.out.is_empty() {
+                            std::mem::swap(&mut self.out, &mut self.pending);
+                        } else {
+                            self.out.append(&mut self.pending);
+                        }
+                        self.next_line();
+                    }
+                }
+                Some(why) => {
+                    let held = std::mem::take(&mut self.pending).len();
+                    self.dropping = Some((why, held, Vec::new()));
+                    self.drop_part(part, ends);
                 }
             }
         }
     }
 
-    /// Drops `part` of a line that is too long; at its end, queues the stand-in.
+    /// Whether `part` continues the line as valid UTF-8 (a sequence cut at the end
+    /// of a chunk is carried to the next; at the end of the line none may be).
+    fn utf8(&mut self, part: &[u8], ends: bool) -> bool {
+        let joined;
+        let bytes = if self.carry.is_empty() {
+            part
+        } else {
+            joined = [self.carry.as_slice(), part].concat();
+            &joined
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(_) => {
+                self.carry.clear();
+                true
+            }
+            Err(e) if e.error_len().is_none() && !ends => {
+                self.carry = bytes[e.valid_up_to()..].to_vec();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn next_line(&mut self) {
+        self.pending.clear();
+        // A large line's room is not kept for the small ones that follow.
+        if self.pending.capacity() > KEPT_ROOM {
+            self.pending = Vec::new();
+        }
+        self.head.clear();
+        self.carry.clear();
+        self.values = ValueCount::default();
+    }
+
+    /// Drops `part` of a line that broke a bound; at its end, queues the stand-in.
     fn drop_part(&mut self, part: &[u8], ends: bool) {
-        let Some((size, tail)) = &mut self.dropping else {
+        let Some((_, size, tail)) = &mut self.dropping else {
             return;
         };
         *size += part.len();
@@ -116,10 +205,11 @@ impl<R> LineLimit<R> {
             tail.drain(..tail.len() - TAIL);
         }
         if ends {
-            let (size, tail) = self.dropping.take().unwrap_or_default();
-            self.stand_in(size, &tail);
-            self.line = 0;
-            self.head.clear();
+            let Some((why, size, tail)) = self.dropping.take() else {
+                return;
+            };
+            self.stand_in(why, size, &tail);
+            self.next_line();
         }
     }
 
@@ -129,24 +219,83 @@ impl<R> LineLimit<R> {
     }
 
     /// Queues the error that answers the dropped line's request, when its id is known.
-    fn stand_in(&mut self, size: usize, tail: &[u8]) {
+    fn stand_in(&mut self, why: Why, size: usize, tail: &[u8]) {
         let id = id_in_head(&self.head).or_else(|| id_in_tail(tail));
+        let (dropped, what) = match why {
+            Why::TooLarge => (
+                Dropped::TooLarge { size },
+                format!("is over the limit of {} bytes", self.max),
+            ),
+            Why::NotUtf8 => (Dropped::NotUtf8, "is not valid UTF-8".to_owned()),
+            Why::TooManyValues => (
+                Dropped::TooManyValues {
+                    limit: self.max_values,
+                },
+                format!("holds over {} JSON values", self.max_values),
+            ),
+        };
         tracing::warn!(
             server = %self.server,
-            "a message of {size} bytes is over the limit of {} bytes and was dropped{}",
-            self.max,
+            "a message of {size} bytes {what} and was dropped{}",
             if id.is_some() { "" } else { " (it answered no request)" }
         );
         let Some(id) = id else { return };
-        self.oversized
+        self.dropped
             .0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), size);
+            .insert(id.clone(), dropped);
         let error = format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":{TOO_LARGE_CODE},\"message\":\"message too large\"}}}}\n"
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":{DROPPED_CODE},\"message\":\"message dropped\"}}}}\n"
         );
         self.out.extend_from_slice(error.as_bytes());
+    }
+}
+
+/// The JSON values of a line so far, counted by what separates and opens them
+/// (`,`, `:`, `[`, `{`) outside strings: a bound on how many values parsing it
+/// makes, read at the speed of a search for quotes.
+#[derive(Debug, Default)]
+struct ValueCount {
+    in_string: bool,
+    escaped: bool,
+    values: usize,
+}
+
+impl ValueCount {
+    /// Counts the values in `part`, the next bytes of the line; the total so far.
+    fn count(&mut self, mut part: &[u8]) -> usize {
+        while !part.is_empty() {
+            if self.escaped {
+                self.escaped = false;
+                part = &part[1..];
+                continue;
+            }
+            if self.in_string {
+                let Some(at) = memchr::memchr2(b'"', b'\\', part) else {
+                    return self.values;
+                };
+                if part[at] == b'"' {
+                    self.in_string = false;
+                } else {
+                    self.escaped = true;
+                }
+                part = &part[at + 1..];
+                continue;
+            }
+            let at = part
+                .iter()
+                .position(|&b| matches!(b, b'"' | b',' | b':' | b'[' | b'{'));
+            let Some(at) = at else {
+                return self.values;
+            };
+            match part[at] {
+                b'"' => self.in_string = true,
+                _ => self.values += 1,
+            }
+            part = &part[at + 1..];
+        }
+        self.values
     }
 }
 
@@ -159,6 +308,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineLimit<R> {
         let this = self.get_mut();
         while this.out_at == this.out.len() {
             this.out.clear();
+            if this.out.capacity() > KEPT_ROOM {
+                this.out = Vec::new();
+            }
             this.out_at = 0;
             let mut scratch = std::mem::take(&mut this.scratch);
             let mut read_buf = ReadBuf::new(&mut scratch);
@@ -270,8 +422,8 @@ mod tests {
         assert_eq!(id_in_tail(br#"aa", "other": 5}"#), None);
     }
 
-    async fn through(input: &[u8], max: usize) -> (String, Arc<Oversized>) {
-        let oversized = Arc::new(Oversized::default());
+    async fn through(input: &[u8], max: usize) -> (String, Arc<DroppedAnswers>) {
+        let oversized = Arc::new(DroppedAnswers::default());
         let mut reader = LineLimit::new(input, max, "s", oversized.clone());
         let mut out = Vec::new();
         reader.read_to_end(&mut out).await.unwrap();
@@ -288,16 +440,20 @@ mod tests {
         let (out, oversized) = through(input.as_bytes(), 64).await;
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], r#"{"a":1}"#);
-        // The cut-off start of the long line, ended: rmcp skips it as unparsable.
-        assert!(lines[1].starts_with(r#"{"jsonrpc":"2.0","id":3"#) && lines[1].len() == 64);
+        // Nothing of the long line reaches rmcp: an error for its request instead.
         assert_eq!(
-            lines[2],
-            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32099,"message":"message too large"}}"#
+            lines[1],
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32099,"message":"message dropped"}}"#
         );
-        assert_eq!(lines[3], r#"{"b":2}"#);
-        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[2], r#"{"b":2}"#);
+        assert_eq!(lines.len(), 3);
         let id = rmcp::model::RequestId::Number(3);
-        assert_eq!(oversized.take(&id), Some(big.len() + 1));
+        assert_eq!(
+            oversized.take(&id),
+            Some(Dropped::TooLarge {
+                size: big.len() + 1
+            })
+        );
         assert_eq!(oversized.take(&id), None);
         // Lines at the limit pass whole.
         let (out, _) = through(format!("{}\n", "y".repeat(63)).as_bytes(), 64).await;
@@ -305,11 +461,47 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn lines_of_invalid_utf8_or_too_many_values_become_errors() {
+        let mut bad = br#"{"jsonrpc":"2.0","id":5,"result":{"text":""#.to_vec();
+        bad.extend_from_slice(b"\xff\xfe");
+        bad.extend_from_slice(b"\"}}\n");
+        // A character split between two reads is valid.
+        let mut split = "{\"id\":6,\"é\":1}\n".as_bytes().to_vec();
+        split.extend_from_slice(&bad);
+        let (out, dropped) = through(&split, 1 << 20).await;
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "{\"id\":6,\"é\":1}");
+        assert!(lines[1].contains("\"id\":5,\"error\""), "{out}");
+        assert_eq!(lines.len(), 2);
+        let id = rmcp::model::RequestId::Number(5);
+        assert_eq!(dropped.take(&id), Some(Dropped::NotUtf8));
+
+        // 1 MiB allows 32,768 values; strings count once, whatever they hold.
+        let many = format!("{{\"id\":7,\"result\":[{}1]}}\n", "1,".repeat(40_000));
+        let text = format!("{{\"id\":8,\"result\":\"{}\"}}\n", ",[{".repeat(40_000));
+        let (out, dropped) = through(format!("{many}{text}").as_bytes(), 1 << 20).await;
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].contains("\"id\":7,\"error\""));
+        assert_eq!(lines[1], text.trim_end());
+        let id = rmcp::model::RequestId::Number(7);
+        assert_eq!(
+            dropped.take(&id),
+            Some(Dropped::TooManyValues { limit: 32_768 })
+        );
+    }
+
+    #[test]
+    fn values_are_counted_across_reads_and_outside_strings() {
+        let mut count = ValueCount::default();
+        count.count(br#"{"a\"[,":[1,"#);
+        assert_eq!(count.count(br#"2],"b":{}}"#), 7);
+    }
+
+    #[tokio::test]
     async fn a_long_line_without_a_known_id_is_dropped() {
         let input = format!("{}\n{{\"ok\":1}}\n", "z".repeat(500));
         let (out, _) = through(input.as_bytes(), 64).await;
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[1], r#"{"ok":1}"#);
+        assert_eq!(out, "{\"ok\":1}\n");
     }
 }

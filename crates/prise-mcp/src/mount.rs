@@ -25,6 +25,7 @@ use crate::elicit::{Decline, Elicitor};
 use crate::eras::EraCache;
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
+use crate::limit::Dropped;
 use crate::supervise;
 use crate::vetting::Withholding;
 use prise_trust::pins::{Change, Declaration};
@@ -706,15 +707,26 @@ impl Mount {
         guard.id = None;
         match result {
             Ok(result) => Ok(result),
-            Err(ServiceError::McpError(e)) if e.code.0 == crate::limit::TOO_LARGE_CODE => {
-                match connection.oversized.take(&id) {
-                    Some(size) => Err(Refused::not(CallError::TooLarge {
-                        server: self.name.clone(),
-                        method: method.to_owned(),
+            Err(ServiceError::McpError(e)) if e.code.0 == crate::limit::DROPPED_CODE => {
+                let (server, method) = (self.name.clone(), method.to_owned());
+                match connection.dropped.take(&id) {
+                    Some(Dropped::TooLarge { size }) => Err(Refused::not(CallError::TooLarge {
+                        server,
+                        method,
                         size,
                         limit: self.max_message_size,
                     })),
-                    None => Err(self.refused(connection, method, ServiceError::McpError(e))),
+                    Some(Dropped::NotUtf8) => {
+                        Err(Refused::not(CallError::NotUtf8 { server, method }))
+                    }
+                    Some(Dropped::TooManyValues { limit }) => {
+                        Err(Refused::not(CallError::TooManyValues {
+                            server,
+                            method,
+                            limit,
+                        }))
+                    }
+                    None => Err(self.refused(connection, &method, ServiceError::McpError(e))),
                 }
             }
             Err(e) => {

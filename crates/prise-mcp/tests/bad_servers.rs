@@ -143,6 +143,47 @@ async fn a_100_mib_line_is_refused_at_once_with_bounded_memory() {
     close_cleanly(mounts, &m).await;
 }
 
+/// An answer that is not UTF-8, or holds more JSON values than its size limit
+/// allows (parsing costs memory by the value), fails its call at once instead of
+/// waiting for its timeout or taking memory by the gigabyte.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_out_of_bounds_fail_at_once_with_bounded_memory() {
+    let m = marker("answers");
+    let mounts = mount("answers", &m).await;
+    // Before, the line was dropped by rmcp and the call waited for its timeout.
+    let error = mounts.call_tool("bad__badutf8", None).await.unwrap_err();
+    assert!(matches!(error, CallError::NotUtf8 { .. }), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "server bad's answer to tools/call is not valid UTF-8, as JSON text must be; it was dropped"
+    );
+    // 15 MiB of `1,`: under the size limit, 7.8 million values over the value limit.
+    let error = mounts.call_tool("bad__values", None).await.unwrap_err();
+    let CallError::TooManyValues { limit, .. } = &error else {
+        panic!("{error}");
+    };
+    assert_eq!(*limit, (16 << 20) / 32);
+    assert!(error.to_string().contains("raise it for bad"), "{error}");
+    assert_eq!(
+        text(&mounts.call_tool("bad__echo", args("after")).await.unwrap()),
+        "echo: after"
+    );
+    // Parsed, that answer took 957 MiB; dropped, the peak stays low.
+    assert!(peak_mib() < 96, "peak RSS {} MiB", peak_mib());
+    close_cleanly(mounts, &m).await;
+}
+
+/// Peak resident memory of this process so far, in MiB.
+fn peak_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kib / 1024
+}
+
 /// The limit is the server's `maxMessageSize`; an answer whose id comes last (the
 /// TypeScript SDK's order) is matched to its request too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
