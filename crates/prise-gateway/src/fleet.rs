@@ -61,7 +61,7 @@ impl Fleet {
                 count.send_modify(|n| *n += 1);
                 // Its own `Ready` came before it was reachable here: clients are told
                 // now that it is.
-                for what in ["tools", "resources", "prompts"] {
+                for what in prise_mcp::Listing::ALL {
                     let _ = fleet_of_task.events.send(MountEvent::ListChanged {
                         server: name.clone(),
                         what,

@@ -745,7 +745,7 @@ pub(crate) fn forward_events(fleet: &Arc<Fleet>, listeners: &Arc<Listeners>) {
                 Ok(MountEvent::ListChanged { what, .. }) => listeners.list_changed(what).await,
                 // Events were missed: any list may have changed.
                 Ok(MountEvent::Ready { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                    for what in ["tools", "resources", "prompts"] {
+                    for what in prise_mcp::Listing::ALL {
                         listeners.list_changed(what).await;
                     }
                 }

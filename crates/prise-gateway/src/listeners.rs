@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use prise_mcp::Listing;
 use rmcp::model::{
     LoggingLevel, LoggingMessageNotificationParam, PromptListChangedNotification,
     ResourceListChangedNotification, ResourceUpdatedNotification, ResourceUpdatedNotificationParam,
@@ -125,30 +126,29 @@ impl Listeners {
         self.let_go(fleet, uris).await;
     }
 
-    /// Tells every client that hears list changes that the servers' `what`
-    /// (`tools`, `resources` or `prompts`) changed.
-    pub async fn list_changed(&self, what: &str) {
+    /// Tells every client that hears list changes that the servers' `what` changed.
+    pub async fn list_changed(&self, what: Listing) {
         for peer in self.sessions() {
             let _ = match what {
-                "tools" => peer.notify_tool_list_changed().await,
-                "resources" => peer.notify_resource_list_changed().await,
-                _ => peer.notify_prompt_list_changed().await,
+                Listing::Tools => peer.notify_tool_list_changed().await,
+                Listing::Resources => peer.notify_resource_list_changed().await,
+                Listing::Prompts => peer.notify_prompt_list_changed().await,
             };
         }
         let accepts = |filter: &SubscriptionFilter| match what {
-            "tools" => filter.tools_list_changed == Some(true),
-            "resources" => filter.resources_list_changed == Some(true),
-            _ => filter.prompts_list_changed == Some(true),
+            Listing::Tools => filter.tools_list_changed == Some(true),
+            Listing::Resources => filter.resources_list_changed == Some(true),
+            Listing::Prompts => filter.prompts_list_changed == Some(true),
         };
         for sink in self.sinks(accepts) {
             let notification = match what {
-                "tools" => ServerNotification::ToolListChangedNotification(
+                Listing::Tools => ServerNotification::ToolListChangedNotification(
                     ToolListChangedNotification::default(),
                 ),
-                "resources" => ServerNotification::ResourceListChangedNotification(
+                Listing::Resources => ServerNotification::ResourceListChangedNotification(
                     ResourceListChangedNotification::default(),
                 ),
-                _ => ServerNotification::PromptListChangedNotification(
+                Listing::Prompts => ServerNotification::PromptListChangedNotification(
                     PromptListChangedNotification::default(),
                 ),
             };

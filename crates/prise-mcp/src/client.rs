@@ -5,7 +5,7 @@
 // of the dated versions still use them: server-filesystem asks for roots.
 #![allow(deprecated)]
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use rmcp::model::{
@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 
 use crate::catalog::Catalog;
 use crate::elicit::{Elicitation, Elicitor};
-use crate::event::MountEvent;
+use crate::event::{Listing, MountEvent};
 use crate::progress::CallNews;
 
 /// State shared between a mount and its client handler.
@@ -43,7 +43,16 @@ pub(crate) struct Shared {
     /// Listings under way after the server said its tools changed; calls wait for
     /// them (see [`Shared::relisted`]).
     pub relisting: tokio::sync::watch::Sender<usize>,
+    /// Where each listing stands: [`IDLE`], [`LISTING`] or [`AGAIN`].
+    relists: [AtomicU8; 3],
 }
+
+/// No listing under way.
+const IDLE: u8 = 0;
+/// A listing under way.
+const LISTING: u8 = 1;
+/// A listing under way, and the server said the list changed since it began.
+const AGAIN: u8 = 2;
 
 impl Shared {
     pub fn new(events: broadcast::Sender<MountEvent>) -> Shared {
@@ -57,6 +66,7 @@ impl Shared {
             vetting: None,
             withheld: RwLock::default(),
             relisting: tokio::sync::watch::Sender::new(0),
+            relists: Default::default(),
         }
     }
 
@@ -150,15 +160,15 @@ impl ClientHandler for Client {
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        self.relist(&context.peer, "tools").await;
+        self.list_changed(&context.peer, Listing::Tools);
     }
 
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
-        self.relist(&context.peer, "resources").await;
+        self.list_changed(&context.peer, Listing::Resources);
     }
 
     async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
-        self.relist(&context.peer, "prompts").await;
+        self.list_changed(&context.peer, Listing::Prompts);
     }
 
     async fn on_resource_updated(
@@ -264,21 +274,55 @@ impl Client {
         }
     }
 
-    /// Lists `what` (`tools`, `resources` or `prompts`) again, after the server said
-    /// it changed.
-    pub async fn relist(&self, peer: &rmcp::Peer<RoleClient>, what: &'static str) {
+    /// The server said `what` changed: it is listed again. However often the server
+    /// says so, at most one listing of each kind is under way and one is due after
+    /// it, and nothing is kept per notification (a flood of 80,000 cost 14 KB each
+    /// when each started a listing of its own).
+    pub fn list_changed(&self, peer: &rmcp::Peer<RoleClient>, what: Listing) {
+        let state = &self.shared.relists[what.index()];
+        let before = state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
+                Some(if s == IDLE { LISTING } else { AGAIN })
+            })
+            .unwrap_or(AGAIN);
+        if before != IDLE {
+            return;
+        }
         self.shared.relisting.send_modify(|n| *n += 1);
-        let _done = Relisting(&self.shared);
+        let (client, peer) = (self.clone(), peer.clone());
+        tokio::spawn(async move {
+            let state = &client.shared.relists[what.index()];
+            loop {
+                client.relist(&peer, what).await;
+                // Said to change again while listing: once more; else done.
+                let before = state
+                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
+                        Some(if s == AGAIN { LISTING } else { IDLE })
+                    })
+                    .unwrap_or(IDLE);
+                if before != AGAIN {
+                    break;
+                }
+            }
+            client
+                .shared
+                .relisting
+                .send_modify(|n| *n = n.saturating_sub(1));
+        });
+    }
+
+    /// Lists `what` again.
+    async fn relist(&self, peer: &rmcp::Peer<RoleClient>, what: Listing) {
         let relisted = match what {
-            "tools" => peer
+            Listing::Tools => peer
                 .list_all_tools()
                 .await
                 .map(|tools| self.shared.set_catalog(|c| c.tools = tools)),
-            "prompts" => peer
+            Listing::Prompts => peer
                 .list_all_prompts()
                 .await
                 .map(|prompts| self.shared.set_catalog(|c| c.prompts = prompts)),
-            _ => {
+            Listing::Resources => {
                 let (resources, templates) = tokio::join!(
                     peer.list_all_resources(),
                     peer.list_all_resource_templates()
@@ -313,7 +357,7 @@ impl Client {
     }
 
     /// A connection that is closing cannot be re-listed; that is no news.
-    fn relist_failed(&self, what: &str, error: &rmcp::ServiceError) {
+    fn relist_failed(&self, what: Listing, error: &rmcp::ServiceError) {
         if matches!(error, rmcp::ServiceError::TransportClosed) {
             tracing::debug!(server = %self.server, "not re-listing {what}: the connection is closed");
         } else {
@@ -321,20 +365,11 @@ impl Client {
         }
     }
 
-    fn changed(&self, what: &'static str) {
+    fn changed(&self, what: Listing) {
         tracing::debug!(server = %self.server, "{what} changed, re-listed");
         let _ = self.shared.events.send(MountEvent::ListChanged {
             server: self.server.to_string(),
             what,
         });
-    }
-}
-
-/// A listing under way, counted in [`Shared::relisting`] until dropped.
-struct Relisting<'a>(&'a Shared);
-
-impl Drop for Relisting<'_> {
-    fn drop(&mut self) {
-        self.0.relisting.send_modify(|n| *n = n.saturating_sub(1));
     }
 }

@@ -6,6 +6,42 @@
 
 use std::time::Duration;
 
+/// One of the lists a server keeps, which it may say changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Listing {
+    /// Its tools.
+    Tools,
+    /// Its resources and resource templates.
+    Resources,
+    /// Its prompts.
+    Prompts,
+}
+
+impl Listing {
+    /// Every listing, in the order of [`Listing::index`].
+    pub const ALL: [Listing; 3] = [Listing::Tools, Listing::Resources, Listing::Prompts];
+
+    /// `tools`, `resources` or `prompts`, as the protocol's methods name them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Listing::Tools => "tools",
+            Listing::Resources => "resources",
+            Listing::Prompts => "prompts",
+        }
+    }
+
+    /// Its place in [`Listing::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for Listing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Something that happened on a mounted server.
 #[derive(Debug, Clone)]
 pub enum MountEvent {
@@ -33,11 +69,13 @@ pub enum MountEvent {
         delay: Duration,
     },
     /// A server said its tools, resources or prompts changed; they were re-listed.
+    /// However many times it says so while a listing is under way, one more
+    /// listing follows, and one event.
     ListChanged {
         /// The server.
         server: String,
-        /// `tools`, `resources` or `prompts`.
-        what: &'static str,
+        /// What was listed again.
+        what: Listing,
     },
     /// A resource subscribed to ([`crate::Mounts::subscribe_resource`]) changed.
     ResourceUpdated {

@@ -42,7 +42,7 @@ mod vetting;
 pub use catalog::Catalog;
 pub use elicit::{Elicitation, Elicitor};
 pub use error::{CallError, MountError};
-pub use event::MountEvent;
+pub use event::{Listing, MountEvent};
 pub use mount::{InProcessStream, Mount, MountOptions, TERMINATE_GRACE};
 pub use mounts::{
     ExposedPrompt, ExposedTool, Mounts, ServerState, Source, Withheld, resource_owner,

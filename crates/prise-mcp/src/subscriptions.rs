@@ -24,6 +24,7 @@ use rmcp::service::{Peer, RoleClient};
 use tokio::task::AbortHandle;
 
 use crate::client::Client;
+use crate::event::Listing;
 
 /// How long a new connection waits for the server to acknowledge its stream.
 const ACKNOWLEDGE_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
@@ -177,12 +178,14 @@ fn replace_listener(client: &Client, task: Option<AbortHandle>) {
 /// from a dated-era server.
 async fn dispatch(client: &Client, peer: &Peer<RoleClient>, notification: ServerNotification) {
     match notification {
-        ServerNotification::ToolListChangedNotification(_) => client.relist(peer, "tools").await,
+        ServerNotification::ToolListChangedNotification(_) => {
+            client.list_changed(peer, Listing::Tools)
+        }
         ServerNotification::PromptListChangedNotification(_) => {
-            client.relist(peer, "prompts").await
+            client.list_changed(peer, Listing::Prompts)
         }
         ServerNotification::ResourceListChangedNotification(_) => {
-            client.relist(peer, "resources").await
+            client.list_changed(peer, Listing::Resources)
         }
         ServerNotification::ResourceUpdatedNotification(updated) => {
             client.updated(updated.params.uri)

@@ -11,10 +11,15 @@ use prise_mcp::{CallError, MountOptions, Mounts, Source};
 
 /// Mounts the bad server in `mode` next to a well-behaved one, with short timeouts.
 async fn mount(mode: &str, marker: &str) -> Mounts {
+    mount_with(mode, marker, 2).await
+}
+
+/// [`mount`], with a call timeout of `call` seconds.
+async fn mount_with(mode: &str, marker: &str, call: u64) -> Mounts {
     let script = fixture("bad_server.py");
     let config = format!(
         r#"{{"mcpServers": {{
-  "bad": {{"command": "python3", "args": ["{script}", "{mode}", "{marker}"], "timeout": {{"startup": 3, "call": 2}}, "restart": "never"}},
+  "bad": {{"command": "python3", "args": ["{script}", "{mode}", "{marker}"], "timeout": {{"startup": 3, "call": {call}}}, "restart": "never"}},
   "good": {{"command": "python3", "args": ["{script}", "normal", "{marker}-good"]}}
 }}}}"#
     );
@@ -169,6 +174,35 @@ async fn answers_out_of_bounds_fail_at_once_with_bounded_memory() {
         "echo: after"
     );
     // Parsed, that answer took 957 MiB; dropped, the peak stays low.
+    assert!(peak_mib() < 96, "peak RSS {} MiB", peak_mib());
+    close_cleanly(mounts, &m).await;
+}
+
+/// A flood of `list_changed` costs a listing or two, not one per notification, and
+/// nothing kept per notification (80,000 took 1.1 GB when each started a listing;
+/// 20,000 here, some 280 MB that way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_list_changes_is_coalesced() {
+    let m = marker("changes");
+    // Reading 20,000 notifications takes a debug build a second or two.
+    let mounts = mount_with("changes", &m, 60).await;
+    let mut events = mounts.subscribe();
+    let count = serde_json::json!({"count": 20_000}).as_object().cloned();
+    let flooded = mounts.call_tool("bad__flood", count).await.unwrap();
+    assert_eq!(text(&flooded), "echo: ");
+    // The call waits for the listings under way, so it counts them all.
+    let listed = mounts.call_tool("bad__listed", None).await.unwrap();
+    let listings: u32 = text(&listed).parse().unwrap();
+    // The first listing at mount, one when the flood began, one after it.
+    assert!((2..=3).contains(&listings), "{listings} listings");
+    let mut changes = 0;
+    while let Ok(event) = events.try_recv() {
+        if let prise_mcp::MountEvent::ListChanged { what, .. } = event {
+            assert_eq!(what, prise_mcp::Listing::Tools);
+            changes += 1;
+        }
+    }
+    assert!((1..=2).contains(&changes), "{changes} events");
     assert!(peak_mib() < 96, "peak RSS {} MiB", peak_mib());
     close_cleanly(mounts, &m).await;
 }

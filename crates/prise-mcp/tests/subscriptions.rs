@@ -51,7 +51,7 @@ async fn a_2026_server_tells_of_updates_and_list_changes_on_its_stream() {
         _ => None,
     })
     .await;
-    assert_eq!(changed, Some("tools"));
+    assert_eq!(changed, Some(prise_mcp::Listing::Tools));
     let names: Vec<String> = mounts.tools().into_iter().map(|t| t.name).collect();
     assert!(names.contains(&"l__grown_1".to_owned()), "{names:?}");
 
@@ -81,7 +81,7 @@ async fn a_2026_server_tells_of_updates_and_list_changes_on_its_stream() {
         _ => None,
     })
     .await;
-    assert_eq!(changed, Some("tools"));
+    assert_eq!(changed, Some(prise_mcp::Listing::Tools));
     let names: Vec<String> = mounts.tools().into_iter().map(|t| t.name).collect();
     assert!(names.contains(&"l__grown_2".to_owned()), "{names:?}");
     mounts.close().await;

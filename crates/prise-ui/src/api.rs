@@ -85,7 +85,7 @@ fn event_json(event: MountEvent) -> Option<Value> {
             json!({"attempt": attempt, "delayMs": delay.as_millis() as u64}),
         ),
         MountEvent::ListChanged { server: s, what } => {
-            server(&s, "list-changed", json!({"what": what}))
+            server(&s, "list-changed", json!({"what": what.as_str()}))
         }
         MountEvent::ResourceUpdated { server: s, uri } => {
             server(&s, "resource-updated", json!({"uri": uri}))
