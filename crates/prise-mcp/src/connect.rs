@@ -12,6 +12,7 @@ use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, RunningService, serve_client_with_lifecycle,
+    serve_directly,
 };
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::auth::AuthorizationManager;
@@ -24,7 +25,7 @@ use crate::eras::Era;
 use crate::limit::{DroppedAnswers, LineLimit};
 use crate::mount::{MountOptions, TERMINATE_GRACE};
 use crate::tasks::dated::{Noting, TaskTools};
-use crate::{http, sse};
+use crate::{http, probe, sse};
 
 /// How long a server that asked for roots while starting is given to apply them
 /// before the first request (see [`handshake`]). server-filesystem 2026.8.31 took
@@ -45,11 +46,12 @@ pub(crate) struct Connection {
 pub(crate) type StderrSlot = std::sync::Mutex<Option<Arc<StderrLog>>>;
 
 /// Reaches a configured server in its configured era. In `auto`, the era remembered
-/// from last time is tried directly; otherwise, or if that fails, rmcp probes with
-/// `server/discover` and falls back to `initialize`. Some servers answer
-/// `server/discover` with an empty success instead of an error: they are of the dated
-/// era and say so badly, so such a server is asked again the old way, on a fresh
-/// connection.
+/// from last time is tried directly; otherwise, or if that fails, the server is
+/// probed with `server/discover`: a stdio server by prise itself, on the process
+/// that will serve (see `probe`), a remote one by rmcp, which falls back to
+/// `initialize`. Some remote servers answer `server/discover` with an empty success
+/// instead of an error: they are of the dated era and say so badly, so such a
+/// server is asked again the old way, on a fresh connection.
 pub(crate) async fn establish(
     server: &Server,
     options: &MountOptions,
@@ -98,10 +100,16 @@ pub(crate) async fn establish(
     };
     if let (Ok(connected), Protocol::Auto, Some(eras)) = (&outcome, server.protocol, &options.eras)
     {
+        // A server that answered the probe too late to be asked the new way still
+        // speaks it: the next mount asks it so.
         let modern = connected
             .service
             .peer_info()
-            .is_some_and(|info| info.protocol_version == ProtocolVersion::V_2026_07_28);
+            .is_some_and(|info| info.protocol_version == ProtocolVersion::V_2026_07_28)
+            || connected
+                .late_modern
+                .as_ref()
+                .is_some_and(|late| late.load(std::sync::atomic::Ordering::Acquire));
         eras.put(server, if modern { Era::Modern } else { Era::Legacy });
     }
     outcome
@@ -114,6 +122,8 @@ pub(crate) struct Connected {
     pub child: Option<ChildServer>,
     pub dropped: Arc<DroppedAnswers>,
     pub task_tools: Arc<TaskTools>,
+    /// Set when a stdio server answered the era probe late, in the 2026-07-28 era.
+    pub late_modern: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Connected {
@@ -184,7 +194,11 @@ async fn attempt(
                 task_tools.clone(),
             );
             let transport = AsyncRwTransport::new(stdout, stdin).with_max_line_length(usize::MAX);
-            match handshake(client, transport, lifecycle).await {
+            let outcome = match lifecycle {
+                ClientLifecycleMode::Auto { .. } => probed_handshake(client, transport).await,
+                lifecycle => handshake(client, transport, lifecycle).await,
+            };
+            match outcome {
                 Ok(mut connected) => {
                     connected.child = Some(process);
                     connected.dropped = dropped;
@@ -388,6 +402,45 @@ pub(crate) async fn sign_in(
     })
 }
 
+/// The handshake in the era a probe of prise's finds on `transport` (see `probe`),
+/// then the listing.
+async fn probed_handshake<T>(client: Client, transport: T) -> Result<Connected, Failed>
+where
+    T: rmcp::transport::Transport<RoleClient> + 'static,
+{
+    let info = rmcp::ClientHandler::get_info(&client);
+    let (probed, answer) = probe::Probed::probe(transport, &info, probe::PATIENCE)
+        .await
+        .map_err(|e| Failed::new(e.to_string()))?;
+    let late_modern = probed.late_modern();
+    let mut connected = match answer {
+        probe::Answer::Modern => {
+            let lifecycle = ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            };
+            handshake(client, probed, lifecycle).await?
+        }
+        probe::Answer::Legacy => handshake(client, probed, ClientLifecycleMode::Initialize).await?,
+        probe::Answer::Initialized(result) => {
+            let (shared, offers_roots) = (client.shared.clone(), !client.roots.is_empty());
+            let info = Some((*result).into());
+            let service = if client.trace {
+                let traced = crate::trace::Traced::new(
+                    probed,
+                    client.server.clone(),
+                    client.shared.events.clone(),
+                );
+                serve_directly(client, traced, info)
+            } else {
+                serve_directly(client, probed, info)
+            };
+            ready(service, &shared, offers_roots).await?
+        }
+    };
+    connected.late_modern = Some(late_modern);
+    Ok(connected)
+}
+
 /// The handshake in `lifecycle`, then the listing of everything the server offers.
 pub(crate) async fn handshake<T, E, A>(
     client: Client,
@@ -415,6 +468,15 @@ where
         challenge: http::Challenge::of_handshake(&e),
         cause: describe_init(e),
     })?;
+    ready(service, &shared, offers_roots).await
+}
+
+/// A server past its handshake, listed and ready for requests.
+async fn ready(
+    service: RunningService<RoleClient, Client>,
+    shared: &crate::client::Shared,
+    offers_roots: bool,
+) -> Result<Connected, Failed> {
     let catalog = list(&service).await?;
     // A server that asked for roots while starting (server-filesystem does, on
     // `initialized`) switches to them some time after reading the answer: it checks
@@ -430,6 +492,7 @@ where
         child: None,
         dropped: Arc::default(),
         task_tools: Arc::default(),
+        late_modern: None,
     })
 }
 

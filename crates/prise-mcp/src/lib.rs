@@ -24,6 +24,7 @@ mod limit;
 mod mount;
 mod mounts;
 mod net;
+mod probe;
 pub mod progress;
 mod reauth;
 pub mod registry;
