@@ -246,27 +246,31 @@ async fn http_attempt(
     client: Client,
     lifecycle: ClientLifecycleMode,
 ) -> Result<Connected, Failed> {
-    let max = server.max_message_size;
-    let task_tools = Arc::new(TaskTools::default());
-    let task_tools = &task_tools;
+    let noting = http::Noting {
+        task_tools: Arc::default(),
+        dropped: Arc::default(),
+        max_message_size: server.max_message_size,
+        server: server.name.as_str().into(),
+    };
+    let noting = &noting;
     let lifecycle = &lifecycle;
     signing_in(server, remote, options, |manager| {
         let client = client.clone();
         Box::pin(async move {
             match manager {
                 Some(signed_in) => {
-                    let transport = http::signed_in_transport(remote, max, signed_in, task_tools)
+                    let transport = http::signed_in_transport(remote, signed_in, noting)
                         .map_err(Failed::new)?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
                 None => {
-                    let transport =
-                        http::transport(remote, max, task_tools).map_err(Failed::new)?;
+                    let transport = http::transport(remote, noting).map_err(Failed::new)?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
             }
             .map(|mut connected| {
-                connected.task_tools = task_tools.clone();
+                connected.task_tools = noting.task_tools.clone();
+                connected.dropped = noting.dropped.clone();
                 connected
             })
         })
@@ -299,9 +303,14 @@ async fn sse_attempt(
                     .push(("Authorization".to_owned(), format!("Bearer {token}")));
             }
             let http = crate::net::for_server().map_err(|e| Failed::new(e.to_string()))?;
-            let transport = sse::LegacySse::connect(&remote, http, server.max_message_size).await?;
+            let dropped = Arc::new(DroppedAnswers::default());
+            let transport =
+                sse::LegacySse::connect(&remote, http, server.max_message_size, &dropped).await?;
             // The legacy transport predates server/discover: initialize it is.
-            handshake(client, transport, ClientLifecycleMode::Initialize).await
+            let mut connected =
+                handshake(client, transport, ClientLifecycleMode::Initialize).await?;
+            connected.dropped = dropped;
+            Ok(connected)
         })
     })
     .await

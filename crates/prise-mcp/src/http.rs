@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::auth::dpop::DpopKey;
+use crate::limit::DroppedAnswers;
 use crate::tasks::dated::TaskTools;
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -99,14 +100,24 @@ fn config(
     Ok(config)
 }
 
+/// What every request to one remote server shares: the tools it must call as
+/// tasks, the answers dropped out of bounds, and the size bound.
+#[derive(Clone)]
+pub(crate) struct Noting {
+    pub task_tools: Arc<TaskTools>,
+    pub dropped: Arc<DroppedAnswers>,
+    pub max_message_size: usize,
+    pub server: Arc<str>,
+}
+
 /// A transport for one remote server without a sign-in.
 pub(crate) fn transport(
     remote: &Remote,
-    max_message_size: usize,
-    task_tools: &Arc<TaskTools>,
+    noting: &Noting,
 ) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
+    let max_message_size = noting.max_message_size;
     Ok(StreamableHttpClientTransport::with_client(
-        SessionAware::new(server_client()?, None, task_tools),
+        SessionAware::new(server_client()?, None, noting),
         config(remote, max_message_size)?,
     ))
 }
@@ -116,11 +127,11 @@ pub(crate) fn transport(
 /// could not fix fails the request it belongs to (see [`Challenge::of`]).
 pub(crate) fn signed_in_transport(
     remote: &Remote,
-    max_message_size: usize,
     signed_in: crate::auth::Signed,
-    task_tools: &Arc<TaskTools>,
+    noting: &Noting,
 ) -> Result<StreamableHttpClientTransport<rmcp::transport::AuthClient<SessionAware>>, String> {
-    let aware = SessionAware::new(server_client()?, signed_in.dpop, task_tools);
+    let max_message_size = noting.max_message_size;
+    let aware = SessionAware::new(server_client()?, signed_in.dpop, noting);
     let client = rmcp::transport::AuthClient::new(aware, signed_in.manager);
     Ok(StreamableHttpClientTransport::with_client(
         client,
@@ -144,21 +155,17 @@ fn server_client() -> Result<reqwest::Client, String> {
 pub(crate) struct SessionAware {
     client: reqwest::Client,
     dpop: Option<Arc<DpopKey>>,
-    task_tools: Arc<TaskTools>,
+    noting: Noting,
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
 
 impl SessionAware {
-    fn new(
-        client: reqwest::Client,
-        dpop: Option<Arc<DpopKey>>,
-        task_tools: &Arc<TaskTools>,
-    ) -> SessionAware {
+    fn new(client: reqwest::Client, dpop: Option<Arc<DpopKey>>, noting: &Noting) -> SessionAware {
         SessionAware {
             client,
             dpop,
-            task_tools: task_tools.clone(),
+            noting: noting.clone(),
         }
     }
 
@@ -238,19 +245,25 @@ impl SessionAware {
 }
 
 impl SessionAware {
-    /// `response`, its events shown to [`TaskTools`] as they come.
+    /// `response`, its events shown to [`TaskTools`] as they come, and each held
+    /// to the bound on JSON values (see [`DroppedAnswers::screen`]).
     fn noted(&self, response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
         let StreamableHttpPostResponse::Sse(events, session) = response else {
             return response;
         };
-        let tools = self.task_tools.clone();
-        let events = events.inspect(move |event| {
-            if let Ok(sse_stream::Sse {
-                data: Some(data), ..
-            }) = event
+        let noting = self.noting.clone();
+        let events = events.map(move |mut event| {
+            if let Ok(sse_stream::Sse { data, .. }) = &mut event
+                && let Some(text) = data.take()
             {
-                tools.note(data.as_bytes());
+                *data = noting
+                    .dropped
+                    .screen(text, noting.max_message_size, &noting.server);
+                if let Some(text) = data {
+                    noting.task_tools.note(text.as_bytes());
+                }
             }
+            event
         });
         StreamableHttpPostResponse::Sse(Box::pin(events), session)
     }

@@ -55,6 +55,41 @@ pub(crate) enum Dropped {
 pub(crate) struct DroppedAnswers(Mutex<HashMap<String, Dropped>>);
 
 impl DroppedAnswers {
+    /// What to parse of `message`, one whole message from a server over HTTP (an
+    /// event's data, already text): the message itself while it holds no more
+    /// JSON values than `max` bytes allow (see [`BYTES_PER_VALUE`]); else an
+    /// error answering its request, the reason noted, or nothing when it answers no
+    /// request.
+    pub fn screen(&self, message: String, max: usize, server: &str) -> Option<String> {
+        let limit = max_values(max);
+        if ValueCount::default().count(message.as_bytes()) <= limit {
+            return Some(message);
+        }
+        let bytes = message.as_bytes();
+        let id = id_in_head(&bytes[..bytes.len().min(HEAD)])
+            .or_else(|| id_in_tail(&bytes[bytes.len().saturating_sub(TAIL)..]));
+        tracing::warn!(
+            server,
+            "a message of {} bytes holds over {limit} JSON values and was dropped{}",
+            bytes.len(),
+            if id.is_some() {
+                ""
+            } else {
+                " (it answered no request)"
+            }
+        );
+        let id = id?;
+        self.note(id.clone(), Dropped::TooManyValues { limit });
+        Some(stand_in(&id))
+    }
+
+    fn note(&self, id: String, dropped: Dropped) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, dropped);
+    }
+
     /// Why the answer to request `id` was dropped, if it was.
     pub fn take(&self, id: &rmcp::model::RequestId) -> Option<Dropped> {
         let key = serde_json::to_string(id).ok()?;
@@ -102,7 +137,7 @@ impl<R> LineLimit<R> {
         LineLimit {
             inner,
             max,
-            max_values: (max / BYTES_PER_VALUE).max(1024),
+            max_values: max_values(max),
             server: server.to_owned(),
             dropped,
             pending: Vec::new(),
@@ -240,16 +275,22 @@ impl<R> LineLimit<R> {
             if id.is_some() { "" } else { " (it answered no request)" }
         );
         let Some(id) = id else { return };
-        self.dropped
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), dropped);
-        let error = format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":{DROPPED_CODE},\"message\":\"message dropped\"}}}}\n"
-        );
-        self.out.extend_from_slice(error.as_bytes());
+        self.dropped.note(id.clone(), dropped);
+        self.out.extend_from_slice(stand_in(&id).as_bytes());
+        self.out.push(b'\n');
     }
+}
+
+/// The most JSON values a message may hold under a size limit of `max` bytes.
+fn max_values(max: usize) -> usize {
+    (max / BYTES_PER_VALUE).max(1024)
+}
+
+/// The error that stands in for a dropped answer to request `id` (its JSON text).
+fn stand_in(id: &str) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":{DROPPED_CODE},\"message\":\"message dropped\"}}}}"
+    )
 }
 
 /// The JSON values of a line so far, counted by what separates and opens them

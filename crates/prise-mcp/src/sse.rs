@@ -8,7 +8,10 @@ use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::sync::mpsc;
 
+use std::sync::Arc;
+
 use crate::connect::Failed;
+use crate::limit::DroppedAnswers;
 
 /// Messages buffered from the stream before the client reads them.
 const BUFFER: usize = 64;
@@ -40,6 +43,7 @@ impl LegacySse {
         remote: &Remote,
         client: reqwest::Client,
         max_event: usize,
+        dropped: &Arc<DroppedAnswers>,
     ) -> Result<LegacySse, Failed> {
         let fail = |cause: String| Failed::new(crate::error::tidy(&cause));
         let base = reqwest::Url::parse(&remote.url)
@@ -112,7 +116,12 @@ impl LegacySse {
             }
         };
         let (tx, incoming) = mpsc::channel(BUFFER);
-        let reader = tokio::spawn(read_messages(response, parser, tx));
+        let screen = Screen {
+            dropped: dropped.clone(),
+            max: max_event,
+            server: remote.url.clone(),
+        };
+        let reader = tokio::spawn(read_messages(response, parser, screen, tx));
         Ok(LegacySse {
             client,
             endpoint,
@@ -123,10 +132,19 @@ impl LegacySse {
     }
 }
 
+/// How each message is held to the bound on its JSON values (see
+/// [`DroppedAnswers::screen`]).
+struct Screen {
+    dropped: Arc<DroppedAnswers>,
+    max: usize,
+    server: String,
+}
+
 /// Forwards `message` events until the stream ends or the client goes away.
 async fn read_messages(
     mut response: reqwest::Response,
     mut parser: EventParser,
+    screen: Screen,
     tx: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
 ) {
     loop {
@@ -149,7 +167,13 @@ async fn read_messages(
             .into_iter()
             .filter(|e| e.name == "message" || e.name.is_empty())
         {
-            match serde_json::from_str(&event.data) {
+            let Some(data) = screen
+                .dropped
+                .screen(event.data, screen.max, &screen.server)
+            else {
+                continue;
+            };
+            match serde_json::from_str(&data) {
                 Ok(message) => {
                     if tx.send(message).await.is_err() {
                         return;

@@ -262,3 +262,51 @@ async fn a_lost_session_is_reinitialised_once() {
     );
     mounts.close().await;
 }
+
+/// Peak resident memory of this process so far, in MiB.
+fn peak_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kib / 1024
+}
+
+/// Over both HTTP transports, an answer that holds more JSON values than its size
+/// limit allows (15 MiB of `[1,1,...]`) fails its call at once, unparsed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_with_too_many_values_are_not_parsed() {
+    for (mode, kind, path) in [("http", "http", "/mcp"), ("sse", "sse", "/sse")] {
+        let mut child = Command::new("python3")
+            .arg(fixture("values_http_server.py"))
+            .arg(mode)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut base = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut base)
+            .unwrap();
+        let _server = Guard(child);
+        let config = format!(
+            r#"{{"mcpServers": {{"v": {{"type": "{kind}", "url": "{}{path}", "protocol": "legacy"}}}}}}"#,
+            base.trim()
+        );
+        let mounts = Mounts::start(
+            servers(&config).into_iter().map(Source::from).collect(),
+            common::quiet_options(),
+        )
+        .await;
+        assert!(mounts.failures().is_empty(), "{:?}", mounts.failures());
+        let error = mounts.call_tool("v__values", None).await.unwrap_err();
+        assert!(
+            matches!(error, prise_mcp::CallError::TooManyValues { .. }),
+            "{mode}: {error}"
+        );
+        assert!(mounts.call_tool("v__echo", None).await.is_ok(), "{mode}");
+        mounts.close().await;
+    }
+    assert!(peak_mib() < 160, "peak RSS {} MiB", peak_mib());
+}
