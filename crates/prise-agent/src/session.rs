@@ -60,7 +60,7 @@ pub struct Session {
 
 /// Where sessions are kept: `<state dir>/sessions`.
 pub fn sessions_dir() -> Option<PathBuf> {
-    prise_mcp::child::default_state_dir().map(|dir| dir.join("sessions"))
+    prise_config::state_dir().map(|dir| dir.join("sessions"))
 }
 
 impl Session {

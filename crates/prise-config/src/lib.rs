@@ -28,6 +28,7 @@ mod expand;
 mod jsonc;
 mod model;
 mod parse;
+mod places;
 mod secret;
 mod suggest;
 
@@ -39,6 +40,7 @@ pub use model::{
     OAuth, Pinning, Profile, Protocol, Remote, RestartPolicy, Sandbox, Server, Stdio, TokenSource,
     ToolFilter, ToolSearch, Transport,
 };
+pub use places::{MINIMAL_ENV, state_dir};
 pub use secret::{MASK, looks_secret};
 pub use suggest::closest;
 

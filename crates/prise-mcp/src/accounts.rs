@@ -10,7 +10,7 @@ use prise_config::{Remote, Server, Transport};
 use rmcp::transport::auth::{OAuthTokenResponse, StoredCredentials};
 
 use crate::auth::TokenStore;
-use crate::mount::MountOptions;
+use crate::options::MountOptions;
 
 /// A server's sign-in, as far as it can be shown.
 #[derive(Debug, Clone)]
@@ -118,7 +118,15 @@ pub async fn login(
             Err(e) => return Err(e.to_string()),
         }
     }
-    crate::connect::sign_in(server, remote, options, &store, &challenge, &[]).await?;
+    crate::auth::sign_in_for(
+        server,
+        remote,
+        options.sign_in.as_deref(),
+        &store,
+        &challenge,
+        &[],
+    )
+    .await?;
     account(server, dir)
 }
 

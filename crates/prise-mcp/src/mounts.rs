@@ -13,7 +13,8 @@ use tokio::sync::broadcast;
 
 use crate::error::{CallError, MountError};
 use crate::event::MountEvent;
-use crate::mount::{InProcessStream, Mount, MountOptions};
+use crate::mount::{InProcessStream, Mount};
+use crate::options::MountOptions;
 use crate::registry::{Registry, SEPARATOR, exposed_name};
 use crate::template::UriTemplate;
 use prise_trust::pins::Declaration;

@@ -108,6 +108,60 @@ pub(crate) fn cross_origin<'a>(
     None
 }
 
+/// What the innermost error of a chain says.
+pub(crate) enum Cause {
+    /// The operating system's words: a refused or reset connection, a broken pipe.
+    System(String),
+    /// The peer's or the protocol's: an HTTP status, a rejected request.
+    Protocol(String),
+}
+
+/// The innermost error of a chain: the one that says what actually happened.
+pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
+    if let Some(refused) = cross_origin(error) {
+        return Some(Cause::Protocol(refused.to_string()));
+    }
+    let mut current = error.source()?;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    // rmcp wraps reqwest's error without exposing it as a source, so the system's
+    // words ("Connection refused") only survive in the debug form.
+    let debug = format!("{current:?}");
+    // A name that does not resolve: hyper says "dns error", then the resolver's words.
+    if debug.contains("ConnectError(\"dns error\"") {
+        let words = debug
+            .rsplit_once("error: \"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .map(|(words, _)| format!(" ({words})"))
+            .unwrap_or_default();
+        return Some(Cause::System(format!(
+            "the host name does not resolve{words}"
+        )));
+    }
+    if let Some(start) = debug.find("message: \"") {
+        let rest = &debug[start + 10..];
+        if let Some(end) = rest.find('"') {
+            return Some(Cause::System(rest[..end].to_owned()));
+        }
+    }
+    let text = current.to_string();
+    if text.contains("Broken pipe") {
+        Some(Cause::System(text))
+    } else {
+        Some(Cause::Protocol(text))
+    }
+}
+
+/// The operating system's words for a failed request, when it has some.
+pub(crate) fn describe_http(error: &reqwest::Error) -> String {
+    let text = match root_cause(error) {
+        Some(Cause::System(cause)) | Some(Cause::Protocol(cause)) => cause,
+        None => error.to_string(),
+    };
+    crate::error::tidy(&text)
+}
+
 /// Why an answer could not be read whole.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 
 use prise_config::{RestartPolicy, Server};
 
-use crate::client::Client;
-use crate::connect::{self, StderrSlot};
 use crate::event::MountEvent;
-use crate::mount::{Live, MountOptions};
+use crate::options::MountOptions;
+use crate::session::dial::{self, StderrSlot};
+use crate::session::handler::Handler;
+use crate::session::state::Live;
 
 /// The first restart waits this long; each next one twice as long.
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
@@ -26,13 +27,13 @@ const HEALTHY_AFTER: Duration = Duration::from_secs(60);
 pub(crate) fn spawn(
     server: Server,
     options: MountOptions,
-    client: Client,
+    client: Handler,
     live: Arc<Live>,
 ) -> tokio::task::AbortHandle {
     tokio::spawn(supervise(server, options, client, live)).abort_handle()
 }
 
-async fn supervise(server: Server, options: MountOptions, client: Client, live: Arc<Live>) {
+async fn supervise(server: Server, options: MountOptions, client: Handler, live: Arc<Live>) {
     let RestartPolicy::OnFailure { max_restarts } = server.restart else {
         return;
     };
@@ -87,7 +88,7 @@ async fn supervise(server: Server, options: MountOptions, client: Client, live: 
             }
             let started = Instant::now();
             let slot = StderrSlot::default();
-            let attempt = connect::establish(&server, &options, client.clone(), &slot);
+            let attempt = dial::establish(&server, &options, client.clone(), &slot);
             match tokio::time::timeout(server.startup_timeout, attempt).await {
                 Ok(Ok(connected)) => {
                     live.reconnected(connected).await;

@@ -31,7 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A tab still open holds the page's state, and with it the mounts.
     match Arc::try_unwrap(mounts) {
         Ok(mounts) => mounts.close().await,
-        Err(_) => prise_mcp::child::kill_all_children(),
+        Err(_) => prise_mcp::kill_all_children(),
     }
     Ok(())
 }

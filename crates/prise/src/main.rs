@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     // groups, out of reach of the terminal's signals.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        prise_mcp::child::kill_all_children();
+        prise_mcp::kill_all_children();
         default_hook(info);
     }));
     match run(cli) {

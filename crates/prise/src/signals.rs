@@ -18,7 +18,7 @@ pub async fn until_signal(work: impl Future<Output = Result<(), Failure>>) -> Re
             // Servers go on with a task nobody waits for unless told; stdio servers
             // are ended right after, so the wait is for remote ones.
             prise_mcp::tasks::cancel_all(TASK_CANCEL_WAIT).await;
-            prise_mcp::child::kill_all_children();
+            prise_mcp::kill_all_children();
             let pending = mounted::still_starting();
             if !pending.is_empty() {
                 if std::io::stderr().is_terminal() {

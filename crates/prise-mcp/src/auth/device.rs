@@ -15,18 +15,7 @@ const DEVICE_CODE: &str = "urn:ietf:params:oauth:grant-type:device_code";
 /// How often to ask when the authorization server does not say (RFC 8628 §3.2).
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
 
-/// What the person is shown: where to go, and the code to enter there.
-#[derive(Debug, Clone)]
-pub struct DeviceCode {
-    /// Where to enter the code.
-    pub verification_uri: String,
-    /// The same with the code in it, when the server gives one (a QR code's worth).
-    pub verification_uri_complete: Option<String>,
-    /// The code.
-    pub user_code: String,
-    /// How long the code lasts.
-    pub expires_in: Duration,
-}
+pub use crate::person::DeviceCode;
 
 /// Signs in to the server `name` with a code the person enters elsewhere. `Ok(None)`
 /// when its authorization server does not offer the grant.

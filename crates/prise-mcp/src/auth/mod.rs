@@ -17,8 +17,6 @@ mod jwt;
 mod loopback;
 mod store;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use prise_config::Remote;
@@ -27,39 +25,9 @@ use rmcp::transport::auth::{
     AuthorizationSession, ClientCredentialsConfig,
 };
 
+pub use crate::person::{BoxFuture, Return, SignIn};
 pub use loopback::{Loopback, SIGN_IN_WAIT, Show};
 pub use store::TokenStore;
-
-/// A boxed future, for the traits below.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// The person's part of a sign-in: being sent to the authorization server and coming
-/// back. The terminal opens a browser and listens on a loopback port; a headless
-/// user agent (the conformance client) follows the redirect itself.
-pub trait SignIn: Send + Sync + std::fmt::Debug {
-    /// Opens the place the authorization server sends the person back to, on
-    /// `port` when one is configured.
-    fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>>;
-
-    /// Shows the person a code to enter elsewhere, for `server` (the device flow).
-    fn show_code(&self, server: &str, code: &device::DeviceCode) -> Result<(), String> {
-        let _ = (server, code);
-        Err("there is nobody to show a code to".into())
-    }
-}
-
-/// A place to come back to, open until the person does.
-pub trait Return: Send {
-    /// The redirect URI to register and to send.
-    fn redirect_uri(&self) -> String;
-    /// Sends the person to `url` to sign in to `server`, and waits for them to come
-    /// back; returns the URL they came back to (with `code` and `state`).
-    fn visit(
-        self: Box<Self>,
-        server: String,
-        url: String,
-    ) -> BoxFuture<'static, Result<String, String>>;
-}
 
 /// Why a sign-in did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -615,6 +583,35 @@ pub async fn sign_in(
     session.handle_callback_url(&came_back).await?;
     tracing::info!(server = name, "signed in");
     Ok(session.auth_manager)
+}
+
+/// What to say when a server needs a sign-in that nobody can make here.
+pub(crate) fn needs_sign_in(server: &str) -> String {
+    format!("needs you to sign in: run `prise auth login {server}`")
+}
+
+/// Signs in to `remote` after its challenge `header`: by itself when configured as a
+/// machine (`"clientCredentials"`), else through the person, when there is one.
+/// `scopes`, when given, are asked for instead of those the server names.
+pub(crate) async fn sign_in_for(
+    server: &prise_config::Server,
+    remote: &Remote,
+    person: Option<&dyn SignIn>,
+    store: &TokenStore,
+    header: &str,
+    scopes: &[String],
+) -> Result<AuthorizationManager, String> {
+    let manager = match person {
+        // A machine signs in by itself, person or not.
+        _ if remote.signs_in_by_itself() => by_itself(remote, Some(header), store).await,
+        Some(person) => sign_in(&server.name, remote, Some(header), scopes, person, store).await,
+        None => return Err(needs_sign_in(&server.name)),
+    };
+    manager.map_err(|e| match e {
+        // The person's part says what happened in its own words.
+        SignInError::Person(why) => why,
+        SignInError::Protocol(why) => format!("signing in failed: {why}"),
+    })
 }
 
 /// The authorization server's refusal (RFC 6749 §4.1.2.1) in the URL the person came

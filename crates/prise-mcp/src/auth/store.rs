@@ -29,7 +29,7 @@ impl TokenStore {
 
     /// The store for server `name` at `url` in the default state dir.
     pub fn for_server(name: &str, url: &str) -> Option<TokenStore> {
-        crate::child::default_state_dir().map(|dir| TokenStore::new(&dir.join("auth"), name, url))
+        prise_config::state_dir().map(|dir| TokenStore::new(&dir.join("auth"), name, url))
     }
 
     /// Where it is.

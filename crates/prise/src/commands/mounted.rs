@@ -159,7 +159,7 @@ impl Servers {
 /// folder's `pins.json` for the rest. A pin file that cannot be read is a
 /// configuration error.
 pub fn pin_files() -> Result<prise_trust::pins::PinFiles, Failure> {
-    let state = prise_mcp::child::default_state_dir();
+    let state = prise_config::state_dir();
     let project = std::env::current_dir().ok().map(|dir| {
         let user = prise_config::user_files(&|name| std::env::var(name).ok());
         let user: Vec<PathBuf> = user.iter().filter_map(|f| f.canonicalize().ok()).collect();

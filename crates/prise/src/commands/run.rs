@@ -353,7 +353,7 @@ pub fn agent_options(config: Option<&Config>, args: &AgentArgs) -> AgentOptions 
         always_loaded: config.map(Config::always_loaded).unwrap_or_default(),
         approval,
         yes: args.yes,
-        output_dir: prise_mcp::child::default_state_dir().map(|dir| dir.join("outputs")),
+        output_dir: prise_config::state_dir().map(|dir| dir.join("outputs")),
         ..from_settings
     }
 }

@@ -54,7 +54,7 @@ pub fn read_lines(
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     std::thread::spawn(move || {
-        let history = prise_mcp::child::default_state_dir().map(|dir| dir.join("chat_history"));
+        let history = prise_config::state_dir().map(|dir| dir.join("chat_history"));
         let mut editor =
             rustyline::Editor::<SlashCommands, rustyline::history::DefaultHistory>::new().ok();
         if let Some(editor) = editor.as_mut() {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rmcp::model::{ClientRequest, InputRequest, InputRequests, InputResponses};
 
-use crate::client::Client;
+use crate::session::handler::Handler;
 
 /// Rounds a request may take before prise gives up on it.
 pub(crate) const MAX_ROUNDS: usize = 10;
@@ -14,7 +14,7 @@ pub(crate) const MAX_ROUNDS: usize = 10;
 /// The answers to a server's questions, given by the same handlers that answer them
 /// in the dated era (the elicitor, the configured roots).
 pub(crate) async fn answers(
-    client: &Client,
+    client: &Handler,
     requests: InputRequests,
 ) -> Result<InputResponses, String> {
     let mut responses = InputResponses::new();

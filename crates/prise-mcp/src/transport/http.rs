@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::auth::dpop::DpopKey;
-use crate::limit::DroppedAnswers;
-use crate::tasks::dated::TaskTools;
+use crate::transport::guard::DroppedAnswers;
+use crate::transport::taps::TaskTools;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use prise_config::Remote;

@@ -14,7 +14,7 @@ pub(crate) fn policy(stdio: &Stdio, sandbox: &Sandbox) -> Policy {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
-    let state = crate::child::default_state_dir();
+    let state = prise_config::state_dir();
     let mut policy = Policy::strict(home.as_deref(), state.as_deref());
     policy.deny_read.retain(|secret| {
         !sandbox
@@ -61,7 +61,7 @@ fn child_var(stdio: &Stdio, key: &str) -> Option<String> {
     if let Some((_, value)) = stdio.env.iter().rev().find(|(k, _)| k == key) {
         return Some(value.clone());
     }
-    let passed = stdio.inherit_env || crate::child::MINIMAL_ENV.contains(&key);
+    let passed = stdio.inherit_env || prise_config::MINIMAL_ENV.contains(&key);
     passed
         .then(|| std::env::var(key).ok())
         .flatten()

@@ -17,11 +17,8 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 
-/// Variables passed to a server unless `inheritEnv` is set: enough to find programs,
-/// a home for caches, and a locale.
-pub const MINIMAL_ENV: [&str; 9] = [
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR", "LC_ALL",
-];
+/// How long a server gets to exit after SIGTERM before it is killed.
+pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
 /// Lines of stderr kept in memory per server, for error reports.
 const TAIL_LINES: usize = 20;
 /// Characters kept of each stderr line in memory (the log file keeps them whole).
@@ -111,7 +108,7 @@ pub fn spawn(
     let (mut command, confinement) = match &stdio.sandbox {
         None => (Command::new(&stdio.command), None),
         Some(sandbox) => {
-            let policy = crate::sandboxing::policy(stdio, sandbox);
+            let policy = crate::transport::sandboxing::policy(stdio, sandbox);
             let (command, confinement) =
                 prise_sandbox::confine(&stdio.command, &policy).map_err(|e| SpawnError {
                     command: stdio.command.clone(),
@@ -132,7 +129,7 @@ pub fn spawn(
         .stderr(Pipe::piped());
     if !stdio.inherit_env {
         command.env_clear();
-        for key in MINIMAL_ENV {
+        for key in prise_config::MINIMAL_ENV {
             if let Some(value) = std::env::var_os(key) {
                 command.env(key, value);
             }
@@ -284,21 +281,4 @@ impl Drop for ChildServer {
             let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
-}
-
-/// prise's state directory: `$PRISE_STATE_DIR`, else `$XDG_STATE_HOME/prise`, else
-/// `~/.local/state/prise`. Per-server stderr logs go to its `logs/` folder.
-pub fn default_state_dir() -> Option<PathBuf> {
-    let env = |key: &str| {
-        std::env::var_os(key)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    env("PRISE_STATE_DIR")
-        .or_else(|| {
-            env("XDG_STATE_HOME")
-                .filter(|p| p.is_absolute())
-                .map(|p| p.join("prise"))
-        })
-        .or_else(|| env("HOME").map(|h| h.join(".local/state/prise")))
 }

@@ -15,10 +15,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use prise_config::{Server, Transport};
 
 use crate::auth::TokenStore;
-use crate::client::Client;
-use crate::connect::{self, Connection, StderrSlot};
-use crate::http::Challenge;
-use crate::mount::{Live, MountOptions};
+use crate::options::MountOptions;
+use crate::session::dial::{self, Connection, StderrSlot};
+use crate::session::handler::Handler;
+use crate::session::state::Live;
+use crate::transport::http::Challenge;
 
 /// Sign-ins a mount may make after it is mounted.
 pub(crate) const MAX_SIGN_INS: u32 = 2;
@@ -27,7 +28,7 @@ pub(crate) const MAX_SIGN_INS: u32 = 2;
 pub(crate) struct Reach {
     pub server: Server,
     pub options: MountOptions,
-    pub client: Client,
+    pub handler: Handler,
     /// Sign-ins made so far.
     pub made: AtomicU32,
     /// Held while signing in, so that requests refused together sign in once.
@@ -59,7 +60,7 @@ impl Reach {
             Challenge::SignIn(header) => (header, None),
         };
         let Some(dir) = &self.options.auth_dir else {
-            return Err(connect::needs_sign_in(&self.server.name));
+            return Err(crate::auth::needs_sign_in(&self.server.name));
         };
         if self.options.sign_in.is_none() && !remote.signs_in_by_itself() && wanted.is_some() {
             return Err(format!(
@@ -87,19 +88,19 @@ impl Reach {
             }
             None => Vec::new(),
         };
-        connect::sign_in(
+        crate::auth::sign_in_for(
             &self.server,
             remote,
-            &self.options,
+            self.options.sign_in.as_deref(),
             &store,
             &header,
             &scopes,
         )
         .await?;
-        let connected = connect::establish(
+        let connected = dial::establish(
             &self.server,
             &self.options,
-            self.client.clone(),
+            self.handler.clone(),
             &StderrSlot::default(),
         )
         .await

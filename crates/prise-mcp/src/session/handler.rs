@@ -11,8 +11,9 @@ use std::sync::{Arc, RwLock};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode,
-    FormElicitationCapability, Implementation, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProtocolVersion, ResourceUpdatedNotificationParam, Root,
+    FormElicitationCapability, Implementation, JsonObject, ListRootsResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
+    ResourceUpdatedNotificationParam, Root, TASKS_EXTENSION_ID,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -35,11 +36,11 @@ pub(crate) struct Shared {
     /// Who hears the progress of which request.
     pub news: crate::progress::Sinks,
     /// The resources subscribed to, and the 2026-07-28 notification stream.
-    pub subscriptions: crate::subscriptions::Subscriptions,
+    pub subscriptions: crate::session::subscriptions::Subscriptions,
     /// How the server's tools are judged against their pins; `None` pins nothing.
-    pub vetting: Option<crate::vetting::Vetting>,
+    pub vetting: Option<crate::session::vetting::Vetting>,
     /// The tools withheld, and why, as of the last listing.
-    pub withheld: RwLock<Vec<crate::vetting::Withholding>>,
+    pub withheld: RwLock<Vec<crate::session::vetting::Withholding>>,
     /// Listings under way after the server said its tools changed; calls wait for
     /// them (see [`Shared::relisted`]).
     pub relisting: tokio::sync::watch::Sender<usize>,
@@ -94,7 +95,7 @@ impl Shared {
 
 /// The handler rmcp calls for server-to-client traffic on one connection.
 #[derive(Debug, Clone)]
-pub(crate) struct Client {
+pub(crate) struct Handler {
     pub server: Arc<str>,
     pub roots: Arc<[Root]>,
     pub elicitor: Arc<dyn Elicitor>,
@@ -105,7 +106,7 @@ pub(crate) struct Client {
     pub trace: bool,
 }
 
-impl ClientHandler for Client {
+impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // Sampling only when someone can answer it (see `sampling`). Elicitation always:
         // the elicitor answers, if only to decline when nobody is there.
@@ -121,8 +122,12 @@ impl ClientHandler for Client {
         if self.sampler.is_some() {
             capabilities.sampling = Some(Default::default());
         }
-        // A long call may come back as a task, which prise follows to its result.
-        crate::tasks::declare(&mut capabilities);
+        // A long call may come back as a task, which prise follows to its result
+        // (the `io.modelcontextprotocol/tasks` extension; see `call::tasks`).
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
         // The version offered by `initialize`; `server/discover` negotiates its own.
         ClientConfig::new(
             capabilities,
@@ -216,7 +221,7 @@ impl ClientHandler for Client {
     }
 }
 
-impl Client {
+impl Handler {
     /// The roots offered to this server, noting that it asked: those of the client
     /// it works for (through the lister), as that client gave them, else the
     /// configured ones, which are never sent as an empty list (see `roots`).

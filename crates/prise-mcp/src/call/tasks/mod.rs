@@ -19,15 +19,14 @@ use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolResult, CancelTaskParams, ClientCapabilities, ClientRequest, DetailedTask,
-    GetTaskParams, InputRequests, JsonObject, Request, ServerResult, TASKS_EXTENSION_ID, Task,
-    TaskPayload, UpdateTaskParams,
+    CallToolResult, CancelTaskParams, ClientRequest, DetailedTask, GetTaskParams, InputRequests,
+    Request, ServerResult, Task, TaskPayload, UpdateTaskParams,
 };
 use rmcp::{Peer, RoleClient};
 
+use crate::call::Caller;
 use crate::error::CallError;
 use crate::event::MountEvent;
-use crate::mount::Mount;
 use crate::progress::CallNews;
 
 pub(crate) mod dated;
@@ -39,18 +38,9 @@ const MAX_POLL: Duration = Duration::from_secs(5);
 /// The pace when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 
-/// Declares the extension among the client's capabilities (sent at `initialize`, and
-/// in every request's `_meta` at 2026-07-28).
-pub(crate) fn declare(capabilities: &mut ClientCapabilities) {
-    capabilities
-        .extensions
-        .get_or_insert_with(Default::default)
-        .insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
-}
-
 /// Follows the task `created` that `mount` made of a call of `tool` to its result.
 pub(crate) async fn follow(
-    mount: &Mount,
+    mount: &Caller,
     tool: &str,
     created: Task,
 ) -> Result<CallToolResult, CallError> {
@@ -121,7 +111,7 @@ pub(crate) async fn follow(
                 let unanswered = not_yet(input_requests, &answered);
                 if !unanswered.is_empty() {
                     answered.extend(unanswered.keys().cloned());
-                    let answers = crate::rounds::answers(&mount.client(), unanswered)
+                    let answers = crate::call::rounds::answers(&mount.handler(), unanswered)
                         .await
                         .map_err(fail)?;
                     let update = UpdateTaskParams::new(id.clone(), answers);
@@ -168,7 +158,7 @@ struct Status(Option<(String, Option<String>)>);
 
 impl Status {
     /// Reports `task`'s status if it changed; whether it did.
-    fn report_task(&mut self, mount: &Mount, tool: &str, task: &Task) -> bool {
+    fn report_task(&mut self, mount: &Caller, tool: &str, task: &Task) -> bool {
         let status = serde_json::to_value(task.status)
             .ok()
             .and_then(|s| s.as_str().map(str::to_owned))
@@ -185,7 +175,7 @@ impl Status {
     /// Reports task `id`'s `status` and `message` if they changed; whether they did.
     fn report(
         &mut self,
-        mount: &Mount,
+        mount: &Caller,
         tool: &str,
         id: &str,
         status: String,

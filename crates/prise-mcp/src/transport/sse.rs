@@ -10,8 +10,7 @@ use tokio::sync::mpsc;
 
 use std::sync::Arc;
 
-use crate::connect::Failed;
-use crate::limit::DroppedAnswers;
+use crate::transport::guard::DroppedAnswers;
 
 /// Messages buffered from the stream before the client reads them.
 const BUFFER: usize = 64;
@@ -24,6 +23,15 @@ pub enum SseError {
     /// The server answered a POST with an error status.
     #[error("the server answered HTTP {0} to a message")]
     Status(u16),
+}
+
+/// Why the event stream could not be opened, or named no endpoint fit to use.
+#[derive(Debug)]
+pub(crate) struct Unopened {
+    /// What went wrong, in words.
+    pub cause: String,
+    /// The server's challenge, when it refused for want of a sign-in.
+    pub challenge: Option<crate::transport::http::Challenge>,
 }
 
 /// A connected legacy SSE transport.
@@ -44,8 +52,11 @@ impl LegacySse {
         client: reqwest::Client,
         max_event: usize,
         dropped: &Arc<DroppedAnswers>,
-    ) -> Result<LegacySse, Failed> {
-        let fail = |cause: String| Failed::new(crate::error::tidy(&cause));
+    ) -> Result<LegacySse, Unopened> {
+        let fail = |cause: String| Unopened {
+            cause: crate::error::tidy(&cause),
+            challenge: None,
+        };
         let base = reqwest::Url::parse(&remote.url)
             .map_err(|e| fail(format!("bad url {}: {e}", remote.url)))?;
         let mut headers = HeaderMap::new();
@@ -62,12 +73,7 @@ impl LegacySse {
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| {
-                fail(format!(
-                    "cannot connect: {}",
-                    crate::connect::describe_http(&e)
-                ))
-            })?;
+            .map_err(|e| fail(format!("cannot connect: {}", crate::net::describe_http(&e))))?;
         if !response.status().is_success() {
             let mut failed = fail(format!(
                 "the event stream answered HTTP {}",
@@ -78,7 +84,8 @@ impl LegacySse {
             if response.status() == reqwest::StatusCode::UNAUTHORIZED
                 && let Some(header) = challenge.and_then(|h| h.to_str().ok())
             {
-                failed.challenge = Some(crate::http::Challenge::SignIn(header.to_owned()));
+                failed.challenge =
+                    Some(crate::transport::http::Challenge::SignIn(header.to_owned()));
             }
             return Err(failed);
         }

@@ -23,8 +23,8 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleClient};
 use tokio::task::AbortHandle;
 
-use crate::client::Client;
 use crate::event::Listing;
+use crate::session::handler::Handler;
 
 /// How long a new connection waits for the server to acknowledge its stream.
 const ACKNOWLEDGE_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
@@ -61,7 +61,7 @@ fn streams(peer: &Peer<RoleClient>) -> bool {
 /// Listens on a new connection: opens the stream of a 2026-07-28 server (so that the
 /// mount is ready only once news can reach it), subscribes a dated one again. What
 /// fails is logged: the server still serves requests.
-pub(crate) async fn resume(client: &Client, peer: &Peer<RoleClient>) {
+pub(crate) async fn resume(client: &Handler, peer: &Peer<RoleClient>) {
     let outcome = if streams(peer) {
         match tokio::time::timeout(ACKNOWLEDGE_WITHIN, listen(client, peer)).await {
             Ok(outcome) => outcome,
@@ -90,7 +90,7 @@ pub(crate) async fn resume(client: &Client, peer: &Peer<RoleClient>) {
 
 /// Subscribes to updates of `uri`.
 pub(crate) async fn subscribe(
-    client: &Client,
+    client: &Handler,
     peer: &Peer<RoleClient>,
     uri: &str,
 ) -> Result<(), rmcp::ServiceError> {
@@ -112,7 +112,7 @@ pub(crate) async fn subscribe(
 
 /// Ends the subscription to `uri`.
 pub(crate) async fn unsubscribe(
-    client: &Client,
+    client: &Handler,
     peer: &Peer<RoleClient>,
     uri: &str,
 ) -> Result<(), rmcp::ServiceError> {
@@ -129,7 +129,7 @@ pub(crate) async fn unsubscribe(
 
 /// Opens a stream for what the server advertises and the URIs subscribed to, then
 /// closes the one it replaces (so that nothing falls between the two).
-async fn listen(client: &Client, peer: &Peer<RoleClient>) -> Result<(), rmcp::ServiceError> {
+async fn listen(client: &Handler, peer: &Peer<RoleClient>) -> Result<(), rmcp::ServiceError> {
     let Some(info) = peer.peer_info() else {
         return Ok(());
     };
@@ -167,7 +167,7 @@ async fn listen(client: &Client, peer: &Peer<RoleClient>) -> Result<(), rmcp::Se
     Ok(())
 }
 
-fn replace_listener(client: &Client, task: Option<AbortHandle>) {
+fn replace_listener(client: &Handler, task: Option<AbortHandle>) {
     let old = std::mem::replace(&mut *lock(&client.shared.subscriptions.listening), task);
     if let Some(old) = old {
         old.abort();
@@ -176,7 +176,7 @@ fn replace_listener(client: &Client, task: Option<AbortHandle>) {
 
 /// Handles a notification from the stream as the client handler does the same one
 /// from a dated-era server.
-async fn dispatch(client: &Client, peer: &Peer<RoleClient>, notification: ServerNotification) {
+async fn dispatch(client: &Handler, peer: &Peer<RoleClient>, notification: ServerNotification) {
     match notification {
         ServerNotification::ToolListChangedNotification(_) => {
             client.list_changed(peer, Listing::Tools)

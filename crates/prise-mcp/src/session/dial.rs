@@ -15,17 +15,19 @@ use rmcp::service::{
     serve_directly,
 };
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::auth::AuthorizationManager;
 
 use crate::auth::{self, BoxFuture, TokenStore};
 use crate::catalog::Catalog;
-use crate::child::{self, ChildServer, StderrLog};
-use crate::client::Client;
 use crate::eras::Era;
-use crate::limit::{DroppedAnswers, LineLimit};
-use crate::mount::{MountOptions, TERMINATE_GRACE};
-use crate::tasks::dated::{Noting, TaskTools};
-use crate::{http, probe, sse};
+use crate::net;
+use crate::options::MountOptions;
+use crate::session::handler::Handler;
+use crate::session::probe;
+use crate::transport::guard::{DroppedAnswers, LineLimit};
+use crate::transport::stdio::TERMINATE_GRACE;
+use crate::transport::stdio::{self, ChildServer, StderrLog};
+use crate::transport::taps::{Noting, TaskTools};
+use crate::transport::{http, sse};
 
 /// How long a server that asked for roots while starting is given to apply them
 /// before the first request (see [`handshake`]). server-filesystem 2026.8.31 took
@@ -34,7 +36,7 @@ const ROOTS_SETTLE: Duration = Duration::from_millis(100);
 
 /// A live connection: the rmcp service and, for stdio, the process behind it.
 pub(crate) struct Connection {
-    pub service: RunningService<RoleClient, Client>,
+    pub service: RunningService<RoleClient, Handler>,
     pub child: Option<ChildServer>,
     /// Requests whose answers were dropped out of bounds, and why (stdio).
     pub dropped: Arc<DroppedAnswers>,
@@ -55,7 +57,7 @@ pub(crate) type StderrSlot = std::sync::Mutex<Option<Arc<StderrLog>>>;
 pub(crate) async fn establish(
     server: &Server,
     options: &MountOptions,
-    client: Client,
+    client: Handler,
     stderr: &StderrSlot,
 ) -> Result<Connected, Failed> {
     let remembered = match (server.protocol, &options.eras) {
@@ -117,7 +119,7 @@ pub(crate) async fn establish(
 
 /// A handshake that succeeded, with what the server offers.
 pub(crate) struct Connected {
-    pub service: RunningService<RoleClient, Client>,
+    pub service: RunningService<RoleClient, Handler>,
     pub catalog: Catalog,
     pub child: Option<ChildServer>,
     pub dropped: Arc<DroppedAnswers>,
@@ -164,14 +166,14 @@ impl Failed {
 async fn attempt(
     server: &Server,
     options: &MountOptions,
-    client: Client,
+    client: Handler,
     lifecycle: ClientLifecycleMode,
     stderr_slot: &StderrSlot,
 ) -> Result<Connected, Failed> {
     match &server.transport {
         Transport::Stdio(stdio) => {
             let (process, stdout, stdin) =
-                child::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
+                stdio::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
                     let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
                         " (is it installed and on PATH?)"
                     } else {
@@ -243,7 +245,7 @@ async fn http_attempt(
     server: &Server,
     remote: &prise_config::Remote,
     options: &MountOptions,
-    client: Client,
+    client: Handler,
     lifecycle: ClientLifecycleMode,
 ) -> Result<Connected, Failed> {
     let noting = http::Noting {
@@ -286,7 +288,7 @@ async fn sse_attempt(
     server: &Server,
     remote: &prise_config::Remote,
     options: &MountOptions,
-    client: Client,
+    client: Handler,
 ) -> Result<Connected, Failed> {
     signing_in(server, remote, options, |manager| {
         let client = client.clone();
@@ -305,7 +307,12 @@ async fn sse_attempt(
             let http = crate::net::for_server().map_err(|e| Failed::new(e.to_string()))?;
             let dropped = Arc::new(DroppedAnswers::default());
             let transport =
-                sse::LegacySse::connect(&remote, http, server.max_message_size, &dropped).await?;
+                sse::LegacySse::connect(&remote, http, server.max_message_size, &dropped)
+                    .await
+                    .map_err(|unopened| Failed {
+                        challenge: unopened.challenge,
+                        ..Failed::new(unopened.cause)
+                    })?;
             // The legacy transport predates server/discover: initialize it is.
             let mut connected =
                 handshake(client, transport, ClientLifecycleMode::Initialize).await?;
@@ -359,12 +366,19 @@ async fn signing_in<'a>(
                     server.name
                 )
             } else {
-                needs_sign_in(&server.name)
+                auth::needs_sign_in(&server.name)
             }));
         };
-        let signed_in = sign_in(server, remote, options, store, &header, &[])
-            .await
-            .map_err(Failed::new)?;
+        let signed_in = auth::sign_in_for(
+            server,
+            remote,
+            options.sign_in.as_deref(),
+            store,
+            &header,
+            &[],
+        )
+        .await
+        .map_err(Failed::new)?;
         manager = Some(auth::Signed::kept(signed_in, store));
     }
 }
@@ -372,48 +386,9 @@ async fn signing_in<'a>(
 /// Sign-ins one connection attempt may make.
 const MAX_SIGN_INS: u32 = 2;
 
-/// What to say when a server needs a sign-in that nobody can make here.
-pub(crate) fn needs_sign_in(server: &str) -> String {
-    format!("needs you to sign in: run `prise auth login {server}`")
-}
-
-/// Signs in to `remote` after its challenge `header`: by itself when configured as a
-/// machine (`"clientCredentials"`), else through the person, when there is one.
-/// `scopes`, when given, are asked for instead of those the server names.
-pub(crate) async fn sign_in(
-    server: &Server,
-    remote: &prise_config::Remote,
-    options: &MountOptions,
-    store: &TokenStore,
-    header: &str,
-    scopes: &[String],
-) -> Result<AuthorizationManager, String> {
-    let manager = match &options.sign_in {
-        // A machine signs in by itself, person or not.
-        _ if remote.signs_in_by_itself() => auth::by_itself(remote, Some(header), store).await,
-        Some(person) => {
-            auth::sign_in(
-                &server.name,
-                remote,
-                Some(header),
-                scopes,
-                person.as_ref(),
-                store,
-            )
-            .await
-        }
-        None => return Err(needs_sign_in(&server.name)),
-    };
-    manager.map_err(|e| match e {
-        // The person's part says what happened in its own words.
-        auth::SignInError::Person(why) => why,
-        auth::SignInError::Protocol(why) => format!("signing in failed: {why}"),
-    })
-}
-
 /// The handshake in the era a probe of prise's finds on `transport` (see `probe`),
 /// then the listing.
-async fn probed_handshake<T>(client: Client, transport: T) -> Result<Connected, Failed>
+async fn probed_handshake<T>(client: Handler, transport: T) -> Result<Connected, Failed>
 where
     T: rmcp::transport::Transport<RoleClient> + 'static,
 {
@@ -434,7 +409,7 @@ where
             let (shared, offers_roots) = (client.shared.clone(), !client.roots.is_empty());
             let info = Some((*result).into());
             let service = if client.trace {
-                let traced = crate::trace::Traced::new(
+                let traced = crate::transport::trace::Traced::new(
                     probed,
                     client.server.clone(),
                     client.shared.events.clone(),
@@ -452,7 +427,7 @@ where
 
 /// The handshake in `lifecycle`, then the listing of everything the server offers.
 pub(crate) async fn handshake<T, E, A>(
-    client: Client,
+    client: Handler,
     transport: T,
     lifecycle: ClientLifecycleMode,
 ) -> Result<Connected, Failed>
@@ -463,7 +438,7 @@ where
     let probing = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
     let (shared, offers_roots) = (client.shared.clone(), !client.roots.is_empty());
     let started = if client.trace {
-        let traced = crate::trace::Traced::new(
+        let traced = crate::transport::trace::Traced::new(
             transport.into_transport(),
             client.server.clone(),
             client.shared.events.clone(),
@@ -482,8 +457,8 @@ where
 
 /// A server past its handshake, listed and ready for requests.
 async fn ready(
-    service: RunningService<RoleClient, Client>,
-    shared: &crate::client::Shared,
+    service: RunningService<RoleClient, Handler>,
+    shared: &crate::session::handler::Shared,
     offers_roots: bool,
 ) -> Result<Connected, Failed> {
     let catalog = list(&service).await?;
@@ -530,7 +505,7 @@ pub(crate) fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
     }
 }
 
-async fn list(service: &RunningService<RoleClient, Client>) -> Result<Catalog, Failed> {
+async fn list(service: &RunningService<RoleClient, Handler>) -> Result<Catalog, Failed> {
     let caps = service
         .peer_info()
         .map(|info| info.capabilities.clone())
@@ -552,14 +527,14 @@ fn describe_init_raw(error: ClientInitializeError) -> String {
         // Writing to a server that already exited fails with a broken pipe; to the user
         // that is the same event as reading end-of-file from it. Other transport errors
         // (a refused connection, an HTTP status) are worth showing as they are.
-        ClientInitializeError::TransportError { error, .. } => match root_cause(&error) {
-            Some(Cause::System(cause)) if !cause.contains("Broken pipe") => {
+        ClientInitializeError::TransportError { error, .. } => match net::root_cause(&error) {
+            Some(net::Cause::System(cause)) if !cause.contains("Broken pipe") => {
                 format!("cannot connect: {cause}")
             }
-            Some(Cause::Protocol(cause)) if cause.contains("authorization required") => {
+            Some(net::Cause::Protocol(cause)) if cause.contains("authorization required") => {
                 format!("{cause} (is the token in its headers set and valid?)")
             }
-            Some(Cause::Protocol(cause)) => format!("handshake failed: {cause}"),
+            Some(net::Cause::Protocol(cause)) => format!("handshake failed: {cause}"),
             _ => "closed the connection during the handshake".to_owned(),
         },
         ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::Cancelled => {
@@ -573,58 +548,4 @@ fn describe_init_raw(error: ClientInitializeError) -> String {
         }
         other => format!("handshake failed: {other}"),
     }
-}
-
-/// What the innermost error of a chain says.
-enum Cause {
-    /// The operating system's words: a refused or reset connection, a broken pipe.
-    System(String),
-    /// The peer's or the protocol's: an HTTP status, a rejected request.
-    Protocol(String),
-}
-
-/// The innermost error of a chain: the one that says what actually happened.
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
-    if let Some(refused) = crate::net::cross_origin(error) {
-        return Some(Cause::Protocol(refused.to_string()));
-    }
-    let mut current = error.source()?;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    // rmcp wraps reqwest's error without exposing it as a source, so the system's
-    // words ("Connection refused") only survive in the debug form.
-    let debug = format!("{current:?}");
-    // A name that does not resolve: hyper says "dns error", then the resolver's words.
-    if debug.contains("ConnectError(\"dns error\"") {
-        let words = debug
-            .rsplit_once("error: \"")
-            .and_then(|(_, rest)| rest.split_once('"'))
-            .map(|(words, _)| format!(" ({words})"))
-            .unwrap_or_default();
-        return Some(Cause::System(format!(
-            "the host name does not resolve{words}"
-        )));
-    }
-    if let Some(start) = debug.find("message: \"") {
-        let rest = &debug[start + 10..];
-        if let Some(end) = rest.find('"') {
-            return Some(Cause::System(rest[..end].to_owned()));
-        }
-    }
-    let text = current.to_string();
-    if text.contains("Broken pipe") {
-        Some(Cause::System(text))
-    } else {
-        Some(Cause::Protocol(text))
-    }
-}
-
-/// The operating system's words for a failed request, when it has some.
-pub(crate) fn describe_http(error: &reqwest::Error) -> String {
-    let text = match root_cause(error) {
-        Some(Cause::System(cause)) | Some(Cause::Protocol(cause)) => cause,
-        None => error.to_string(),
-    };
-    crate::error::tidy(&text)
 }
