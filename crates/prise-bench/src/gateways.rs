@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use prise_bench::{Latencies, Summary, summarize};
 
-use crate::run::{Env, Plan, Target, run_json};
+use crate::plan::{Env, Plan, Target, run_json};
 
 /// One way to reach the echo server, and its results.
 pub struct GatewayRow {

@@ -10,6 +10,7 @@
 //! alike: the ratios are what to read, not the absolute times.
 
 mod gateways;
+mod plan;
 mod report;
 mod run;
 mod sandboxes;
@@ -49,11 +50,11 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("docs/BENCHMARKS.md"));
     let plan = if smoke {
-        run::Plan::smoke()
+        plan::Plan::smoke()
     } else {
-        run::Plan::full()
+        plan::Plan::full()
     };
-    let env = match run::Env::discover() {
+    let env = match plan::Env::discover() {
         Ok(env) => env,
         Err(e) => {
             eprintln!("error: {e}");

@@ -6,7 +6,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::gateways::GatewayResults;
-use crate::run::{Env, Plan, Results, Row};
+use crate::plan::{Env, Plan};
+use crate::run::{Results, Row};
 
 pub fn write(
     env: &Env,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use prise_bench::summarize;
 use serde_json::json;
 
-use crate::run::{Env, Plan};
+use crate::plan::{Env, Plan};
 
 /// (way, median of `prise tools`), bubblewrap's `None` when it is not installed.
 pub type SandboxResults = Vec<(&'static str, Option<Duration>)>;

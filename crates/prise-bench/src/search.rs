@@ -11,7 +11,7 @@ use prise_mcp::ExposedTool;
 use prise_search::ToolIndex;
 use serde_json::Value;
 
-use crate::run::Plan;
+use crate::plan::Plan;
 
 /// The index's size, how long it took to build, and the median and p99 query.
 pub struct SearchResults {

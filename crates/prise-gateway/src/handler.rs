@@ -8,17 +8,16 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use prise_mcp::progress::{CallNews, reported_to, watch};
+use prise_mcp::progress::reported_to;
 use prise_mcp::{CallError, MountEvent};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
     CompleteRequestParams, CompleteResult, ContentBlock, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, Reference, ResultType, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    Reference, ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -29,6 +28,7 @@ use crate::calls::{Asker, CallGuard};
 use crate::fleet::Fleet;
 use crate::listeners::Listeners;
 use crate::policy;
+use crate::relay::{Relay, with_progress};
 use crate::request_log::Entry;
 use crate::rounds::{Round, Running};
 
@@ -631,63 +631,6 @@ const TOO_MANY_CALLS: i32 = -32029;
 
 /// The `_meta` key that names the server that answered (2026-07-28).
 const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
-
-/// Runs `call`, passing the news of it to the client (see [`Relay`]).
-async fn with_progress(
-    call: impl Future<Output = Result<CallToolResult, CallError>>,
-    context: &RequestContext<RoleServer>,
-    token: ProgressToken,
-) -> Result<CallToolResult, CallError> {
-    let mut relay = Relay::new(context, token);
-    watch(call, |news| relay.pass_on(news)).await
-}
-
-/// Passes a call's news to the client as progress notifications with the client's
-/// token: the server's own, and each change of status of the task the server made of
-/// it (counted, with the status as the message).
-pub(crate) struct Relay {
-    peer: rmcp::Peer<RoleServer>,
-    token: ProgressToken,
-    statuses: f64,
-}
-
-impl Relay {
-    pub(crate) fn new(context: &RequestContext<RoleServer>, token: ProgressToken) -> Relay {
-        Relay {
-            peer: context.peer.clone(),
-            token,
-            statuses: 0.0,
-        }
-    }
-
-    pub(crate) fn pass_on(&mut self, news: CallNews) -> impl Future<Output = ()> + Send + use<> {
-        let notification = match news {
-            CallNews::Progress {
-                progress,
-                total,
-                message,
-            } => {
-                let mut notification = ProgressNotificationParam::new(self.token.clone(), progress);
-                notification.total = total;
-                notification.message = message;
-                notification
-            }
-            CallNews::Task { status, message } => {
-                self.statuses += 1.0;
-                let message = match message {
-                    Some(message) => format!("{status}: {message}"),
-                    None => status,
-                };
-                ProgressNotificationParam::new(self.token.clone(), self.statuses)
-                    .with_message(message)
-            }
-        };
-        let peer = self.peer.clone();
-        async move {
-            let _ = peer.notify_progress(notification).await;
-        }
-    }
-}
 
 /// What the client is told of a call: its result, made the gateway's (see [`own`]),
 /// or why there is none. A name no server has is the client's mistake (a protocol

@@ -33,6 +33,7 @@ mod limits;
 mod listeners;
 mod meta;
 mod policy;
+mod relay;
 mod request_log;
 mod rounds;
 

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::calls::Question;
-use crate::handler::Relay;
+use crate::relay::Relay;
 
 /// How long a call waits for its client to come back with an answer.
 const WAIT_FOR_ANSWER: Duration = Duration::from_secs(600);
