@@ -9,12 +9,56 @@ use std::time::Duration;
 pub struct MountError {
     /// The server.
     pub server: String,
-    /// What went wrong.
+    /// What kind of failure it was.
+    pub kind: MountFailure,
+    /// What went wrong, in words for people (the kind says it for programs).
     pub cause: String,
     /// The last lines the server wrote to stderr, for stdio servers.
     pub stderr_tail: Vec<String>,
     /// Where its whole stderr is logged.
     pub log: Option<PathBuf>,
+}
+
+impl MountError {
+    /// Whether a sign-in would mend it: none was made, or the one on record was
+    /// refused (`prise auth login SERVER`).
+    pub fn needs_sign_in(&self) -> bool {
+        matches!(
+            self.kind,
+            MountFailure::NeedsSignIn | MountFailure::SignInRefused
+        )
+    }
+
+    /// Whether the server did not start within its startup timeout.
+    pub fn timed_out(&self) -> bool {
+        self.kind == MountFailure::Timeout
+    }
+
+    /// Whether its configuration cannot be used as written (a root folder, a header).
+    pub fn is_configuration(&self) -> bool {
+        self.kind == MountFailure::Configuration
+    }
+}
+
+/// What kept a server from being mounted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MountFailure {
+    /// Its configuration cannot be used as written (a root folder, a header).
+    Configuration,
+    /// Its program could not be started (not found, not allowed, refused by the
+    /// sandbox before it ran).
+    Start,
+    /// It needs a sign-in, and nobody here can make one.
+    NeedsSignIn,
+    /// It refused the sign-in on record (revoked or expired).
+    SignInRefused,
+    /// Signing in was tried, and failed.
+    SignIn,
+    /// It did not start within its startup timeout.
+    Timeout,
+    /// Reaching it, the handshake or the first listing failed.
+    Handshake,
 }
 
 /// A request to a mounted server that did not produce a result.

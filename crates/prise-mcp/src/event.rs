@@ -6,6 +6,21 @@
 
 use std::time::Duration;
 
+pub use rmcp::model::TaskStatus;
+
+/// A task's status as the protocol words it: `working`, `input_required`,
+/// `completed`, `failed` or `cancelled`.
+pub fn task_status_word(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Working => "working",
+        TaskStatus::InputRequired => "input_required",
+        TaskStatus::Completed => "completed",
+        TaskStatus::Failed => "failed",
+        TaskStatus::Cancelled => "cancelled",
+        _ => "unknown",
+    }
+}
+
 /// One of the lists a server keeps, which it may say changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Listing {
@@ -123,8 +138,8 @@ pub enum MountEvent {
         tool: String,
         /// The task's id.
         task: String,
-        /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
-        status: String,
+        /// Where it stands.
+        status: TaskStatus,
         /// The server's message about it, for people.
         message: Option<String>,
     },

@@ -55,8 +55,8 @@ mod supervise;
 pub use call::tasks;
 pub use catalog::Catalog;
 pub use elicit::{Elicitation, Elicitor};
-pub use error::{CallError, MountError};
-pub use event::{Listing, MountEvent};
+pub use error::{CallError, MountError, MountFailure};
+pub use event::{Listing, MountEvent, TaskStatus, task_status_word};
 pub use mount::{InProcessStream, Mount};
 pub use mounts::{
     ExposedPrompt, ExposedTool, Mounts, ServerState, Source, Withheld, resource_owner,

@@ -18,7 +18,7 @@ use tokio::sync::broadcast;
 use crate::call::Caller;
 use crate::call::reauth::Reach;
 use crate::catalog::Catalog;
-use crate::error::{CallError, MountError};
+use crate::error::{CallError, MountError, MountFailure};
 use crate::event::MountEvent;
 use crate::options::MountOptions;
 use crate::session::dial::{self, StderrSlot};
@@ -63,6 +63,7 @@ impl Mount {
         let started = Instant::now();
         let fail_early = |cause: String| MountError {
             server: server.name.clone(),
+            kind: MountFailure::Configuration,
             cause,
             stderr_tail: Vec::new(),
             log: None,
@@ -96,7 +97,7 @@ impl Mount {
         )
         .await;
         let stderr = stderr.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let fail = |cause: String| {
+        let fail = |kind: MountFailure, cause: String| {
             let stderr_tail = stderr.as_deref().map(StderrLog::tail).unwrap_or_default();
             let sandboxed = match &server.transport {
                 Transport::Stdio(stdio) => stdio.sandbox.as_ref().map(|s| (stdio, s)),
@@ -109,6 +110,7 @@ impl Mount {
                 .unwrap_or_default();
             MountError {
                 server: server.name.clone(),
+                kind,
                 cause: cause + &note,
                 stderr_tail,
                 log: stderr.as_ref().and_then(|s| s.path.clone()),
@@ -116,16 +118,19 @@ impl Mount {
         };
         let connected = match outcome {
             Ok(Ok(connected)) => connected,
-            Ok(Err(failed)) => return Err(fail(failed.cause)),
+            Ok(Err(failed)) => return Err(fail(failed.kind, failed.cause)),
             Err(_) => {
                 let target = match &server.transport {
                     Transport::Http(remote) | Transport::Sse(remote) => format!("; {}", remote.url),
                     Transport::Stdio(_) => String::new(),
                 };
-                return Err(fail(format!(
-                    "did not start within {:?} (startup timeout{target})",
-                    server.startup_timeout
-                )));
+                return Err(fail(
+                    MountFailure::Timeout,
+                    format!(
+                        "did not start within {:?} (startup timeout{target})",
+                        server.startup_timeout
+                    ),
+                ));
             }
         };
         let live = Live::new(connected, shared);
@@ -172,6 +177,7 @@ impl Mount {
             .await
             .map_err(|failed| MountError {
                 server: name.to_owned(),
+                kind: failed.kind,
                 cause: failed.cause,
                 stderr_tail: Vec::new(),
                 log: None,

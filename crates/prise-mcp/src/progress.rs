@@ -28,8 +28,8 @@ pub enum CallNews {
     },
     /// The server made a task of the call, and its status changed.
     Task {
-        /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
-        status: String,
+        /// Where it stands.
+        status: crate::event::TaskStatus,
         /// The server's message about it.
         message: Option<String>,
     },

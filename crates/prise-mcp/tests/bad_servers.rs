@@ -266,6 +266,10 @@ async fn a_silent_server_times_out_at_startup_without_delaying_the_others() {
     let failure = &mounts.failures()[0];
     assert_eq!(failure.server, "bad");
     assert!(
+        failure.timed_out() && !failure.needs_sign_in(),
+        "{failure:?}"
+    );
+    assert!(
         failure.cause.contains("did not start within 3s"),
         "{}",
         failure.cause

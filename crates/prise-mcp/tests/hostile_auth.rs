@@ -68,6 +68,29 @@ async fn an_endless_token_answer_is_cut_at_the_bound() {
     assert!(peak_mib() < PEAK_MIB, "peak memory {} MiB", peak_mib());
 }
 
+/// A server that asks for a sign-in nobody here can make says so, as a kind a
+/// program can act on, and the words say what to run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_nobody_can_make_is_said_as_such() {
+    let (_server, base) = endless_server();
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(r#"{{"mcpServers": {{"s": {{"url": "{base}/mcp"}}}}}}"#);
+    let options = MountOptions {
+        auth_dir: Some(state.path().to_owned()),
+        log_dir: None,
+        eras: None,
+        ..MountOptions::default()
+    };
+    let mounts = Mounts::start(
+        servers(&config).into_iter().map(Source::from).collect(),
+        options,
+    )
+    .await;
+    let failure = &mounts.failures()[0];
+    assert!(failure.needs_sign_in(), "{failure:?}");
+    assert!(failure.cause.contains("prise auth login s"), "{failure}");
+}
+
 /// A person who is never asked anything: the device flow fails before a code.
 #[derive(Debug)]
 struct Nobody;

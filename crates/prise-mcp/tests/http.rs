@@ -165,6 +165,16 @@ async fn failing_endpoints_are_reported_and_isolated() {
         "{}",
         cause("refused")
     );
+    let kind = |name: &str| {
+        mounts
+            .failures()
+            .iter()
+            .find(|f| f.server == name)
+            .map(|f| f.kind)
+            .unwrap()
+    };
+    assert_eq!(kind("hang"), prise_mcp::MountFailure::Timeout);
+    assert_eq!(kind("refused"), prise_mcp::MountFailure::Handshake);
     assert_eq!(mounts.failures().len(), 7);
     // The healthy neighbour is untouched.
     let result = mounts

@@ -104,7 +104,8 @@ async fn a_task_is_followed_to_its_result_with_its_status_reported() {
         } = event
         {
             assert_eq!((server.as_str(), tool.as_str()), ("t", "slow_compute"));
-            statuses.push(format!("{status}: {}", message.unwrap_or_default()));
+            let word = prise_mcp::task_status_word(status);
+            statuses.push(format!("{word}: {}", message.unwrap_or_default()));
         }
     }
     assert_eq!(
@@ -262,7 +263,8 @@ async fn research(config: Value) -> (String, Vec<String>) {
             status, message, ..
         } = event
         {
-            statuses.push(format!("{status}: {}", message.unwrap_or_default()));
+            let word = prise_mcp::task_status_word(status);
+            statuses.push(format!("{word}: {}", message.unwrap_or_default()));
         }
     }
     mounts.close().await;

@@ -129,7 +129,8 @@ pub async fn watch<T>(
                 }
                 Ok(MountEvent::Task { server: from, status, message, .. }) if from == server => {
                     waiting = true;
-                    progress.status(label, message.as_deref().unwrap_or(&status));
+                    let word = prise_mcp::task_status_word(status);
+                    progress.status(label, message.as_deref().unwrap_or(word));
                 }
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break work.await,

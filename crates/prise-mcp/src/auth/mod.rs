@@ -86,8 +86,12 @@ impl Signed {
 /// The sign-in of a server signed in to before, or `None` when there is no sign-in
 /// on record (the server may not need one).
 pub(crate) async fn stored(url: &str, store: &TokenStore) -> Option<Signed> {
-    store.read()?.token_response.as_ref()?;
-    let dpop = store.dpop_key().map(Arc::new);
+    let (stored, dpop) = store
+        .off_thread(|store| (store.read(), store.dpop_key()))
+        .await
+        .ok()?;
+    stored?.token_response.as_ref()?;
+    let dpop = dpop.map(Arc::new);
     let mut manager = manager(url, store, dpop.clone()).await.ok()?;
     match manager.initialize_from_store().await {
         Ok(true) => Some(Signed { manager, dpop }),

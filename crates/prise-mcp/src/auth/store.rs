@@ -101,20 +101,38 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&temporary, path)
 }
 
+impl TokenStore {
+    /// `work` on this store, on tokio's blocking pool: the file is read, written
+    /// and synced to disk there, never on the runtime's thread.
+    pub(crate) async fn off_thread<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&TokenStore) -> T + Send + 'static,
+    ) -> Result<T, AuthError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || work(&store))
+            .await
+            .map_err(|e| AuthError::CredentialStoreError(format!("the token store failed: {e}")))
+    }
+}
+
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        Ok(self.read())
+        self.off_thread(TokenStore::read).await
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        self.write(&credentials).map_err(|e| {
+        let written = self
+            .off_thread(move |store| store.write(&credentials))
+            .await?;
+        written.map_err(|e| {
             AuthError::CredentialStoreError(format!("cannot write {}: {e}", self.path.display()))
         })
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
-        self.remove().map_err(|e| {
+        let removed = self.off_thread(TokenStore::remove).await?;
+        removed.map_err(|e| {
             AuthError::CredentialStoreError(format!("cannot remove {}: {e}", self.path.display()))
         })
     }

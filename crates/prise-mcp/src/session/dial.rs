@@ -18,7 +18,8 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 
 use crate::auth::{self, BoxFuture, TokenStore};
 use crate::catalog::Catalog;
-use crate::eras::Era;
+use crate::eras::{Era, EraCache};
+use crate::error::MountFailure;
 use crate::net;
 use crate::options::MountOptions;
 use crate::session::handler::Handler;
@@ -61,7 +62,7 @@ pub(crate) async fn establish(
     stderr: &StderrSlot,
 ) -> Result<Connected, Failed> {
     let remembered = match (server.protocol, &options.eras) {
-        (Protocol::Auto, Some(eras)) => eras.get(server),
+        (Protocol::Auto, Some(eras)) => remembered_era(eras, server).await,
         _ => None,
     };
     if let Some(era) = remembered {
@@ -112,9 +113,24 @@ pub(crate) async fn establish(
                 .late_modern
                 .as_ref()
                 .is_some_and(|late| late.load(std::sync::atomic::Ordering::Acquire));
-        eras.put(server, if modern { Era::Modern } else { Era::Legacy });
+        remember_era(eras, server, if modern { Era::Modern } else { Era::Legacy }).await;
     }
     outcome
+}
+
+/// The era `server` spoke last time, read off the runtime's thread.
+async fn remembered_era(eras: &EraCache, server: &Server) -> Option<Era> {
+    let (eras, server) = (eras.clone(), server.clone());
+    tokio::task::spawn_blocking(move || eras.get(&server))
+        .await
+        .ok()
+        .flatten()
+}
+
+/// Remembers the era `server` spoke, written off the runtime's thread.
+async fn remember_era(eras: &EraCache, server: &Server, era: Era) {
+    let (eras, server) = (eras.clone(), server.clone());
+    let _ = tokio::task::spawn_blocking(move || eras.put(&server, era)).await;
 }
 
 /// A handshake that succeeded, with what the server offers.
@@ -145,6 +161,7 @@ impl Connected {
 
 /// A handshake that did not.
 pub(crate) struct Failed {
+    pub kind: MountFailure,
     pub cause: String,
     /// The server misunderstood `server/discover`; `initialize` may well work.
     pub retry_with_initialize: bool,
@@ -153,8 +170,15 @@ pub(crate) struct Failed {
 }
 
 impl Failed {
+    /// A handshake that failed: the usual kind.
     pub fn new(cause: String) -> Failed {
+        Failed::of(MountFailure::Handshake, cause)
+    }
+
+    /// A failure of `kind`.
+    pub fn of(kind: MountFailure, cause: String) -> Failed {
         Failed {
+            kind,
             cause,
             retry_with_initialize: false,
             challenge: None,
@@ -172,15 +196,24 @@ async fn attempt(
 ) -> Result<Connected, Failed> {
     match &server.transport {
         Transport::Stdio(stdio) => {
-            let (process, stdout, stdin) =
-                stdio::spawn(&server.name, stdio, options.log_dir.as_deref()).map_err(|e| {
-                    let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
-                        " (is it installed and on PATH?)"
-                    } else {
-                        ""
-                    };
-                    Failed::new(format!("{e}{hint}"))
-                })?;
+            // Off the runtime's thread: a sandbox makes folders and asks the kernel
+            // what it supports before the fork.
+            let (name, config, logs) =
+                (server.name.clone(), stdio.clone(), options.log_dir.clone());
+            let spawned =
+                tokio::task::spawn_blocking(move || stdio::spawn(&name, &config, logs.as_deref()))
+                    .await
+                    .map_err(|e| {
+                        Failed::of(MountFailure::Start, format!("starting it failed: {e}"))
+                    })?;
+            let (process, stdout, stdin) = spawned.map_err(|e| {
+                let hint = if e.source.kind() == std::io::ErrorKind::NotFound {
+                    " (is it installed and on PATH?)"
+                } else {
+                    ""
+                };
+                Failed::of(MountFailure::Start, format!("{e}{hint}"))
+            })?;
             *stderr_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(process.stderr.clone());
             // prise bounds each line itself (see `limit`), so that an answer out of bounds
             // fails its request at once instead of being dropped.
@@ -262,11 +295,12 @@ async fn http_attempt(
             match manager {
                 Some(signed_in) => {
                     let transport = http::signed_in_transport(remote, signed_in, noting)
-                        .map_err(Failed::new)?;
+                        .map_err(|why| Failed::of(MountFailure::Configuration, why))?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
                 None => {
-                    let transport = http::transport(remote, noting).map_err(Failed::new)?;
+                    let transport = http::transport(remote, noting)
+                        .map_err(|why| Failed::of(MountFailure::Configuration, why))?;
                     handshake(client, transport, lifecycle.clone()).await
                 }
             }
@@ -360,14 +394,17 @@ async fn signing_in<'a>(
         sign_ins += 1;
         let nobody = options.sign_in.is_none() && !remote.signs_in_by_itself();
         let (Some(store), false) = (&store, nobody) else {
-            return Err(Failed::new(if had_sign_in {
-                format!(
-                    "refused the sign-in on record (revoked or expired): run `prise auth login {}` to sign in again",
-                    server.name
+            return Err(if had_sign_in {
+                Failed::of(
+                    MountFailure::SignInRefused,
+                    format!(
+                        "refused the sign-in on record (revoked or expired): run `prise auth login {}` to sign in again",
+                        server.name
+                    ),
                 )
             } else {
-                auth::needs_sign_in(&server.name)
-            }));
+                Failed::of(MountFailure::NeedsSignIn, auth::needs_sign_in(&server.name))
+            });
         };
         let signed_in = auth::sign_in_for(
             server,
@@ -378,7 +415,7 @@ async fn signing_in<'a>(
             &[],
         )
         .await
-        .map_err(Failed::new)?;
+        .map_err(|why| Failed::of(MountFailure::SignIn, why))?;
         manager = Some(auth::Signed::kept(signed_in, store));
     }
 }
@@ -448,6 +485,7 @@ where
         serve_client_with_lifecycle(client, transport, lifecycle).await
     };
     let service = started.map_err(|e| Failed {
+        kind: MountFailure::Handshake,
         retry_with_initialize: probing && misunderstood_discover(&e),
         challenge: http::Challenge::of_handshake(&e),
         cause: describe_init(e),

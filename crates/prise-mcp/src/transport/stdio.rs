@@ -6,7 +6,6 @@
 //! ended as a group: SIGTERM, then SIGKILL after a grace period.
 
 use std::collections::{BTreeSet, VecDeque};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio as Pipe;
 use std::sync::{Arc, Mutex};
@@ -14,7 +13,7 @@ use std::time::Duration;
 
 use prise_config::Stdio;
 use rustix::process::{Pid, Signal, kill_process_group};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 
 /// How long a server gets to exit after SIGTERM before it is killed.
@@ -197,18 +196,15 @@ async fn drain_stderr(
     path: Option<PathBuf>,
     name: String,
 ) {
-    let mut file = path.as_ref().and_then(|path| {
-        std::fs::create_dir_all(path.parent()?).ok()?;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .ok()
-    });
-    let mut written = file
-        .as_ref()
-        .and_then(|f| f.metadata().ok())
-        .map_or(0, |m| m.len());
+    // The log file through tokio's blocking pool: never on the runtime's thread.
+    let mut file = match &path {
+        Some(path) => open_log(path).await,
+        None => None,
+    };
+    let mut written = match &file {
+        Some(f) => f.metadata().await.map_or(0, |m| m.len()),
+        None => 0,
+    };
     let mut reader = BufReader::new(pipe);
     let mut line = Vec::new();
     loop {
@@ -226,10 +222,23 @@ async fn drain_stderr(
             && written < MAX_LOG_BYTES
         {
             written += line.len() as u64;
-            let _ = f.write_all(&line);
+            // Flushed line by line, so that a log read while the server runs is whole.
+            let _ = f.write_all(&line).await;
+            let _ = f.flush().await;
         }
     }
     log.done.send_replace(true);
+}
+
+/// The log file at `path`, opened to append, its folder made first.
+async fn open_log(path: &Path) -> Option<tokio::fs::File> {
+    tokio::fs::create_dir_all(path.parent()?).await.ok()?;
+    tokio::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .await
+        .ok()
 }
 
 impl ChildServer {

@@ -143,11 +143,13 @@ pub fn print_trace(event: &AgentEvent) {
             name,
             news: CallNews::Task { status, message },
             ..
-        } if !matches!(status.as_str(), "completed" | "failed" | "cancelled") => {
+        } if !status.is_terminal() => {
             eprintln!(
                 "  … {}: {}",
                 p(name),
-                p(message.as_deref().unwrap_or(status))
+                p(message
+                    .as_deref()
+                    .unwrap_or(prise_mcp::task_status_word(*status)))
             )
         }
         AgentEvent::UnreadableCall { reason, again } => eprintln!(

@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolResult, ClientRequest, CustomRequest, GetTaskParams, JsonObject, Request, ServerResult,
+    TaskStatus,
 };
 use serde_json::{Value, json};
 
@@ -52,10 +53,10 @@ pub(crate) async fn call(
     // Until the task needs an answer or is over, it is polled; then `tasks/result`
     // brings the questions, and the result once there is one.
     loop {
-        if status.report(mount, tool, &id, task.status.clone(), task.message.clone()) {
+        if status.report(mount, tool, &id, task.status, task.message.clone()) {
             last_news = Instant::now();
         }
-        if task.status != "working" {
+        if task.status != TaskStatus::Working {
             break;
         }
         if last_news.elapsed() >= mount.call_timeout() {
@@ -76,8 +77,7 @@ pub(crate) async fn call(
         })?;
         pace = pace_of(task.poll_ms, pace);
     }
-    let over = matches!(task.status.as_str(), "completed" | "failed" | "cancelled");
-    if over {
+    if task.status.is_terminal() {
         pending.done();
     }
     let request = ClientRequest::CustomRequest(CustomRequest::new(
@@ -90,7 +90,7 @@ pub(crate) async fn call(
             "tasks/result",
             "the server's answer is not a tool result".to_owned(),
         )),
-        Err(_) if task.status == "cancelled" => Err(fail(
+        Err(_) if task.status == TaskStatus::Cancelled => Err(fail(
             "tools/call",
             format!(
                 "the server cancelled the task{}",
@@ -104,7 +104,7 @@ pub(crate) async fn call(
 /// A task's status as the 2025-11-25 revision words it.
 struct DatedTask {
     id: String,
-    status: String,
+    status: TaskStatus,
     message: Option<String>,
     poll_ms: Option<u64>,
 }
@@ -113,7 +113,8 @@ impl DatedTask {
     fn read(task: &Value) -> Option<DatedTask> {
         Some(DatedTask {
             id: task.get("taskId")?.as_str()?.to_owned(),
-            status: task.get("status")?.as_str()?.to_owned(),
+            // The 2025-11-25 revision words its statuses as the extension does.
+            status: serde_json::from_value(task.get("status")?.clone()).ok()?,
             message: task
                 .get("statusMessage")
                 .and_then(Value::as_str)

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolResult, CancelTaskParams, ClientRequest, DetailedTask, GetTaskParams, InputRequests,
-    Request, ServerResult, Task, TaskPayload, UpdateTaskParams,
+    Request, ServerResult, Task, TaskPayload, TaskStatus, UpdateTaskParams,
 };
 use rmcp::{Peer, RoleClient};
 
@@ -154,20 +154,16 @@ fn pace_of(poll_ms: Option<u64>, so_far: Duration) -> Duration {
 
 /// The status last reported, so that only changes are.
 #[derive(Default)]
-struct Status(Option<(String, Option<String>)>);
+struct Status(Option<(TaskStatus, Option<String>)>);
 
 impl Status {
     /// Reports `task`'s status if it changed; whether it did.
     fn report_task(&mut self, mount: &Caller, tool: &str, task: &Task) -> bool {
-        let status = serde_json::to_value(task.status)
-            .ok()
-            .and_then(|s| s.as_str().map(str::to_owned))
-            .unwrap_or_default();
         self.report(
             mount,
             tool,
             &task.task_id,
-            status,
+            task.status,
             task.status_message.clone(),
         )
     }
@@ -178,16 +174,16 @@ impl Status {
         mount: &Caller,
         tool: &str,
         id: &str,
-        status: String,
+        status: TaskStatus,
         message: Option<String>,
     ) -> bool {
-        let now = (status.clone(), message.clone());
+        let now = (status, message.clone());
         if self.0.as_ref() == Some(&now) {
             return false;
         }
         self.0 = Some(now);
         crate::progress::tell(CallNews::Task {
-            status: status.clone(),
+            status,
             message: message.clone(),
         });
         let _ = mount.events().send(MountEvent::Task {
