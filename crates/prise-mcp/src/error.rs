@@ -41,7 +41,8 @@ impl MountError {
 }
 
 /// What kept a server from being mounted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum MountFailure {
     /// Its configuration cannot be used as written (a root folder, a header).

@@ -24,7 +24,8 @@
 //! 6. `call`: one request's path (timeouts, the single retry after a sign-in,
 //!    rounds, tasks);
 //! 7. [`Mount`] and `supervise`;
-//! 8. [`Mounts`]: the set, routing, each server's status.
+//! 8. [`Mounts`]: the set, routing; [`ServerStatus`], each server as the command
+//!    line and the page both show it.
 
 // Leaves.
 mod catalog;
@@ -50,6 +51,7 @@ mod transport;
 // Mounts.
 mod mount;
 mod mounts;
+mod status;
 mod supervise;
 
 pub use call::tasks;
@@ -58,12 +60,11 @@ pub use elicit::{Elicitation, Elicitor};
 pub use error::{CallError, MountError, MountFailure};
 pub use event::{Listing, MountEvent, TaskStatus, task_status_word};
 pub use mount::{InProcessStream, Mount};
-pub use mounts::{
-    ExposedPrompt, ExposedTool, Mounts, ServerState, Source, Withheld, resource_owner,
-};
+pub use mounts::{ExposedPrompt, ExposedTool, Mounts, Source, Withheld, resource_owner};
 pub use options::MountOptions;
 pub use registry::exposed_name;
 pub use roots::folder_root;
+pub use status::{ServerStatus, State};
 pub use transport::stdio::{TERMINATE_GRACE, kill_all_children};
 
 /// The protocol types prise exchanges with servers, re-exported for callers.

@@ -71,9 +71,10 @@ pub struct ExposedPrompt {
     pub prompt: Prompt,
 }
 
-/// The state of one configured server, for `prise servers`.
+/// The state of one configured server, with the error that failed it (see
+/// [`crate::ServerStatus`] for what callers read).
 #[derive(Debug, Clone)]
-pub enum ServerState {
+pub(crate) enum ServerState {
     /// Mounted and answering.
     Ready,
     /// Could not be mounted.
@@ -184,7 +185,7 @@ impl Mounts {
     }
 
     /// Every server with its state, in the order they were given.
-    pub fn states(&self) -> Vec<(String, ServerState)> {
+    pub(crate) fn states(&self) -> Vec<(String, ServerState)> {
         self.order
             .iter()
             .map(|name| {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{alive, eventually, fixture, peers, servers};
 use prise_mcp::model::{ContentBlock, ResourceContents};
-use prise_mcp::{MountOptions, Mounts, ServerState, Source};
+use prise_mcp::{MountOptions, Mounts, Source, State};
 
 fn text_of(result: &prise_mcp::model::CallToolResult) -> String {
     result
@@ -60,9 +60,9 @@ async fn reference_servers_mount_side_by_side_with_a_broken_one() {
     .await;
 
     let states: Vec<(String, bool)> = mounts
-        .states()
+        .statuses()
         .into_iter()
-        .map(|(name, state)| (name, matches!(state, ServerState::Ready)))
+        .map(|status| (status.name, status.state == State::Ready))
         .collect();
     assert_eq!(
         states,

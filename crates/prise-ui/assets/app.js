@@ -59,11 +59,11 @@ function showServers() {
     // Shown at once, then again with what it wrote since (its stderr tail).
     return el('tr', { class: 'server', 'data-server': server.name, onclick: () => { showServer(server); refresh().catch(() => {}); } },
       el('td', { text: server.name }),
-      el('td', { class: server.status, text: server.status }),
+      el('td', { class: server.state, text: server.state }),
       el('td', { text: server.transport || '' }),
-      el('td', { text: server.protocol || '' }),
+      el('td', { text: server.protocolVersion || '' }),
       el('td', { text: server.startupMs == null ? '' : `${Math.round(server.startupMs)} ms` }),
-      el('td', { text: server.status === 'ready' ? offers : '' }));
+      el('td', { text: server.state === 'ready' ? offers : '' }));
   }));
 }
 
@@ -82,7 +82,7 @@ function showServer(server) {
     server.error ? failure(server.error) : null,
     server.instructions ? el('div', {}, el('h3', { text: 'Instructions' }), markdownNode(server.instructions)) : null,
     el('h3', { text: 'Last lines of stderr' }),
-    server.stderr?.length ? el('pre', { class: 'stderr', text: server.stderr.join('\n') }) : el('p', { class: 'muted', text: 'nothing written' })));
+    server.stderrTail?.length ? el('pre', { class: 'stderr', text: server.stderrTail.join('\n') }) : el('p', { class: 'muted', text: 'nothing written' })));
 }
 
 // ---- Tools: listed in mount order, or ranked by prise's tool search for a query

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use http::StatusCode;
 use prise_agent::Approvals;
-use prise_mcp::{MountEvent, Mounts, ServerState};
+use prise_mcp::{MountEvent, Mounts};
 use serde_json::{Value, json};
 
 use crate::chat::Chat;
@@ -185,35 +185,7 @@ fn stub_of(message: &str) -> Value {
 /// The servers, what they offer, and whether there is a chat.
 pub(crate) fn state(state: &State) -> Value {
     let mounts = &state.mounts;
-    let servers: Vec<Value> = mounts
-        .states()
-        .into_iter()
-        .map(|(name, server_state)| {
-            let mount = mounts.mounts().iter().find(|m| m.name() == name);
-            let info = mount.and_then(|m| m.peer_info());
-            let (status, error, stderr) = match server_state {
-                ServerState::Ready => (
-                    "ready",
-                    None,
-                    mount.map(|m| m.stderr_tail()).unwrap_or_default(),
-                ),
-                ServerState::Failed(e) => ("failed", Some(e.cause), e.stderr_tail),
-                ServerState::Disabled => ("disabled", None, Vec::new()),
-            };
-            json!({
-                "name": name,
-                "status": status,
-                "error": error,
-                "transport": mount.map(|m| m.transport()),
-                "protocol": info.as_ref().map(|i| i.protocol_version.to_string()),
-                "serverInfo": info.as_ref().and_then(|i| i.server_info.clone()),
-                "instructions": info.as_ref().and_then(|i| i.instructions.clone()),
-                "startupMs": mount.map(|m| m.startup().as_secs_f64() * 1e3),
-                "pid": mount.and_then(|m| m.pid()),
-                "stderr": stderr,
-            })
-        })
-        .collect();
+    let servers = mounts.statuses();
     let withheld = mounts.withheld();
     let tools: Vec<Value> = mounts
         .tools()

@@ -46,6 +46,10 @@ pub(crate) struct Shared {
     pub relisting: tokio::sync::watch::Sender<usize>,
     /// Where each listing stands: [`IDLE`], [`LISTING`] or [`AGAIN`].
     relists: [AtomicU8; 3],
+    /// Set once the first listing is in place: a change the server tells of during
+    /// the handshake is listed after it, never before (a partial listing would be
+    /// pinned as the whole, and what came next taken as new).
+    listed: tokio::sync::watch::Sender<bool>,
 }
 
 /// No listing under way.
@@ -68,6 +72,7 @@ impl Shared {
             withheld: RwLock::default(),
             relisting: tokio::sync::watch::Sender::new(0),
             relists: Default::default(),
+            listed: tokio::sync::watch::Sender::new(false),
         }
     }
 
@@ -82,6 +87,12 @@ impl Shared {
     /// Takes a new listing; the tools are judged against their pins before anyone
     /// sees it (a definition changed in a `list_changed` is withheld as one changed
     /// between runs).
+    /// Takes the first listing of a connection: everything the server offers.
+    pub fn first_listing(&self, catalog: Catalog) {
+        self.set_catalog(|c| *c = catalog);
+        self.listed.send_replace(true);
+    }
+
     pub fn set_catalog(&self, update: impl FnOnce(&mut Catalog)) {
         let mut catalog = self.catalog.write().unwrap_or_else(|e| e.into_inner());
         update(&mut catalog);
@@ -297,6 +308,8 @@ impl Handler {
         let (client, peer) = (self.clone(), peer.clone());
         tokio::spawn(async move {
             let state = &client.shared.relists[what.index()];
+            let mut listed = client.shared.listed.subscribe();
+            let _ = listed.wait_for(|listed| *listed).await;
             loop {
                 client.relist(&peer, what).await;
                 // Said to change again while listing: once more; else done.

@@ -72,8 +72,9 @@ enum Reply {
 /// Why the probe failed.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ProbeError<E: std::error::Error + 'static> {
-    /// Writing to the server failed (the process exited).
-    #[error("cannot write to the server: {0}")]
+    /// Writing to the server failed: it exited, or closed its input. To the person
+    /// that is the same event as the server closing its output.
+    #[error("closed the connection during the handshake")]
     Send(#[source] E),
     /// The server closed its output before answering.
     #[error("closed the connection during the handshake")]

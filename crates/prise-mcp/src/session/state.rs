@@ -36,7 +36,7 @@ impl Live {
     /// It listens again on the new connection (see `subscriptions`).
     pub(crate) async fn reconnected(&self, connected: Connected) {
         let (connection, catalog) = connected.into_connection();
-        self.shared.set_catalog(|c| *c = catalog);
+        self.shared.first_listing(catalog);
         let old = self.current();
         self.replace(connection);
         old.service.cancellation_token().cancel();
@@ -45,7 +45,7 @@ impl Live {
 
     pub(crate) fn new(connected: Connected, shared: Arc<Shared>) -> Arc<Live> {
         let (connection, catalog) = connected.into_connection();
-        shared.set_catalog(|c| *c = catalog);
+        shared.first_listing(catalog);
         Arc::new(Live {
             connection: RwLock::new(Arc::new(connection)),
             shared,

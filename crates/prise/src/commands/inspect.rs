@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Read, Write};
 
 use prise_mcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
-use prise_mcp::{CallError, Mounts, ServerState};
+use prise_mcp::{CallError, Mounts};
 use prise_trust::pins::Declaration;
 use serde_json::{Value, json};
 
@@ -18,7 +18,6 @@ use crate::output;
 pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
     let mounts = servers.mount(Wanted::All).await?;
     let failed: Vec<String> = mounts.failures().iter().map(|f| f.server.clone()).collect();
-    let mut rows = Vec::new();
     let exposed = mounts.tools();
     let counts = prise_agent::offer::tool_tokens(&exposed);
     let tokens_of = |server: &str| -> usize {
@@ -29,71 +28,52 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
             .map(|(_, n)| n)
             .sum()
     };
-    for (name, state) in mounts.states() {
-        let mount = mounts.mounts().iter().find(|m| m.name() == name);
-        let info = mount.and_then(|m| m.peer_info());
-        let catalog = mount.map(|m| m.catalog()).unwrap_or_default();
-        rows.push(json!({
-            "name": name,
-            "state": match &state { ServerState::Ready => "ready", ServerState::Failed(_) => "failed", ServerState::Disabled => "disabled" },
-            "transport": mount.map(|m| m.transport()),
-            "protocolVersion": info.as_ref().map(|i| i.protocol_version.to_string()),
-            "serverInfo": info.as_ref().and_then(|i| i.server_info.as_ref()).map(|s| json!({"name": s.name, "version": s.version})),
-            "tools": mount.map(|m| m.tools().len()),
-            "toolTokens": mount.map(|_| tokens_of(&name)),
-            "resources": mount.map(|_| catalog.resources.len()),
-            "resourceTemplates": mount.map(|_| catalog.templates.len()),
-            "prompts": mount.map(|_| catalog.prompts.len()),
-            "startupMs": mount.map(|m| m.startup().as_millis() as u64),
-            "error": match &state { ServerState::Failed(e) => Some(e.cause.clone()), _ => None },
-            "stderrTail": match &state { ServerState::Failed(e) => e.stderr_tail.clone(), _ => Vec::new() },
-        }));
-    }
+    // The page's vocabulary, and what each server's tools cost a model.
+    let rows: Vec<(prise_mcp::ServerStatus, Option<usize>)> = mounts
+        .statuses()
+        .into_iter()
+        .map(|status| {
+            let tokens = status.tools.map(|_| tokens_of(&status.name));
+            (status, tokens)
+        })
+        .collect();
     mounts.close().await;
     let mut out = output::stdout();
     if json {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|(status, tokens)| {
+                let mut row = serde_json::to_value(status).unwrap_or_default();
+                row["toolTokens"] = json!(tokens);
+                row
+            })
+            .collect();
         output::json(&mut out, &rows)?;
     } else {
+        let or_dash = |n: Option<usize>| n.map_or_else(|| "-".to_owned(), |n| n.to_string());
         let table: Vec<Vec<String>> = rows
             .iter()
-            .map(|r| {
-                let text = |key: &str| {
-                    r[key]
-                        .as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| "-".to_owned())
-                };
-                let num = |key: &str| {
-                    r[key]
-                        .as_u64()
-                        .map(|n| n.to_string())
-                        .unwrap_or_else(|| "-".to_owned())
-                };
-                let server = r["serverInfo"]
-                    .as_object()
-                    .map(|s| {
-                        format!(
-                            "{} {}",
-                            s["name"].as_str().unwrap_or(""),
-                            s["version"].as_str().unwrap_or("")
-                        )
-                    })
-                    .unwrap_or_else(|| "-".to_owned());
-                let startup = r["startupMs"]
-                    .as_u64()
-                    .map(|ms| format!("{ms} ms"))
-                    .unwrap_or_else(|| "-".to_owned());
+            .map(|(status, tokens)| {
+                let state = serde_json::to_value(status.state).unwrap_or_default();
                 vec![
-                    text("name"),
-                    text("state"),
-                    text("transport"),
-                    text("protocolVersion"),
-                    server,
-                    num("tools"),
-                    num("toolTokens"),
-                    num("resources"),
-                    num("prompts"),
-                    startup,
+                    status.name.clone(),
+                    state.as_str().unwrap_or_default().to_owned(),
+                    status.transport.unwrap_or("-").to_owned(),
+                    status
+                        .protocol_version
+                        .clone()
+                        .unwrap_or_else(|| "-".to_owned()),
+                    status
+                        .server_info
+                        .as_ref()
+                        .map_or_else(|| "-".to_owned(), |s| format!("{} {}", s.name, s.version)),
+                    or_dash(status.tools),
+                    or_dash(*tokens),
+                    or_dash(status.resources),
+                    or_dash(status.prompts),
+                    status
+                        .startup_ms
+                        .map_or_else(|| "-".to_owned(), |ms| format!("{} ms", ms.round())),
                 ]
             })
             .collect();
@@ -113,15 +93,11 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
             ],
             &table,
         )?;
-        for row in &rows {
-            if let Some(error) = row["error"].as_str() {
-                writeln!(
-                    out,
-                    "\nserver {}: {error}",
-                    row["name"].as_str().unwrap_or("")
-                )?;
-                for line in row["stderrTail"].as_array().into_iter().flatten() {
-                    writeln!(out, "  | {}", line.as_str().unwrap_or(""))?;
+        for (status, _) in &rows {
+            if let Some(error) = &status.error {
+                writeln!(out, "\nserver {}: {error}", status.name)?;
+                for line in &status.stderr_tail {
+                    writeln!(out, "  | {line}")?;
                 }
             }
         }
@@ -135,7 +111,9 @@ pub async fn servers(servers: Servers, json: bool) -> Result<(), Failure> {
         return Err(Failure::Job(anyhow::anyhow!(
             "{} of {} enabled servers could not be mounted: {}",
             failed.len(),
-            rows.iter().filter(|r| r["state"] != "disabled").count(),
+            rows.iter()
+                .filter(|(status, _)| status.state != prise_mcp::State::Disabled)
+                .count(),
             failed.join(", ")
         )));
     }

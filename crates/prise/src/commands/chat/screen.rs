@@ -147,12 +147,12 @@ pub fn print_tools(mounts: &prise_mcp::Mounts) {
 
 /// `/servers`: each server and its state.
 pub fn print_servers(mounts: &prise_mcp::Mounts) {
-    for (name, state) in mounts.states() {
-        let state = match state {
-            prise_mcp::ServerState::Ready => "ready".to_owned(),
-            prise_mcp::ServerState::Failed(e) => format!("failed: {}", e.cause),
-            prise_mcp::ServerState::Disabled => "disabled".to_owned(),
+    for status in mounts.statuses() {
+        let state = match (status.state, status.error) {
+            (_, Some(error)) => format!("failed: {error}"),
+            (prise_mcp::State::Disabled, None) => "disabled".to_owned(),
+            _ => "ready".to_owned(),
         };
-        println!("{}", revealed(&format!("{name}  {state}")));
+        println!("{}", revealed(&format!("{}  {state}", status.name)));
     }
 }
