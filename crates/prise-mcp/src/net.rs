@@ -88,75 +88,82 @@ pub struct CrossOrigin {
     pub to: String,
 }
 
-/// The redirect to another origin that `error` comes from, if it does: looked for
-/// down its chain of causes, and inside the HTTP client's error that rmcp's
-/// transport error holds without naming it as a cause.
-pub(crate) fn cross_origin<'a>(
-    error: &'a (dyn std::error::Error + 'static),
-) -> Option<&'a CrossOrigin> {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
-    let mut current = Some(error);
-    while let Some(error) = current {
-        if let Some(found) = error.downcast_ref::<CrossOrigin>() {
-            return Some(found);
-        }
-        current = match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-            Some(StreamableHttpError::Client(inner)) => Some(inner),
-            _ => error.source(),
-        };
-    }
-    None
-}
-
-/// What the innermost error of a chain says.
+/// What a failed request or handshake comes down to, read from the types in its
+/// chain of causes (never from their text).
+#[derive(Debug)]
 pub(crate) enum Cause {
-    /// The operating system's words: a refused or reset connection, a broken pipe.
+    /// The peer went away: a broken pipe, a reset, an end of file.
+    Closed,
+    /// The host's name does not resolve; the resolver's words.
+    Unresolved(String),
+    /// The operating system's words: a refused connection, an unreachable network.
     System(String),
-    /// The peer's or the protocol's: an HTTP status, a rejected request.
+    /// The server refused for want of a sign-in (401); its challenge, worded.
+    SignIn(String),
+    /// The peer's or the protocol's words: an HTTP status, a redirect refused.
     Protocol(String),
 }
 
-/// The innermost error of a chain: the one that says what actually happened.
-pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
-    if let Some(refused) = cross_origin(error) {
-        return Some(Cause::Protocol(refused.to_string()));
-    }
-    let mut current = error.source()?;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    // rmcp wraps reqwest's error without exposing it as a source, so the system's
-    // words ("Connection refused") only survive in the debug form.
-    let debug = format!("{current:?}");
-    // A name that does not resolve: hyper says "dns error", then the resolver's words.
-    if debug.contains("ConnectError(\"dns error\"") {
-        let words = debug
-            .rsplit_once("error: \"")
-            .and_then(|(_, rest)| rest.split_once('"'))
-            .map(|(words, _)| format!(" ({words})"))
-            .unwrap_or_default();
-        return Some(Cause::System(format!(
-            "the host name does not resolve{words}"
-        )));
-    }
-    if let Some(start) = debug.find("message: \"") {
-        let rest = &debug[start + 10..];
-        if let Some(end) = rest.find('"') {
-            return Some(Cause::System(rest[..end].to_owned()));
+/// Each error beneath `error`, stepping into the HTTP client's error that rmcp's
+/// transport error holds without naming it as a cause.
+fn chain<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    std::iter::successors(Some(error), |error| {
+        match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::Client(inner)) => Some(inner),
+            _ => error.source(),
         }
+    })
+}
+
+/// What `error` comes down to. A failure to connect whose system error carries
+/// no error number is the resolver's: the host's name does not resolve.
+pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+    let mut connecting = false;
+    let mut innermost = None;
+    for error in chain(error).skip(1) {
+        if let Some(refused) = error.downcast_ref::<CrossOrigin>() {
+            return Some(Cause::Protocol(refused.to_string()));
+        }
+        if let Some(refused) = error.downcast_ref::<AuthRequiredError>() {
+            return Some(Cause::SignIn(refused.to_string()));
+        }
+        if let Some(http) = error.downcast_ref::<reqwest::Error>() {
+            connecting |= http.is_connect();
+        }
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::{
+                BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof,
+            };
+            return Some(match io.kind() {
+                BrokenPipe | ConnectionReset | ConnectionAborted | UnexpectedEof => Cause::Closed,
+                _ if connecting && io.raw_os_error().is_none() => Cause::Unresolved(io.to_string()),
+                _ => Cause::System(system_words(io)),
+            });
+        }
+        innermost = Some(error);
     }
-    let text = current.to_string();
-    if text.contains("Broken pipe") {
-        Some(Cause::System(text))
-    } else {
-        Some(Cause::Protocol(text))
+    innermost.map(|error| Cause::Protocol(error.to_string()))
+}
+
+/// The system's words for `error`, without the number that follows them.
+fn system_words(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    match (error.raw_os_error(), text.rfind(" (os error ")) {
+        (Some(_), Some(at)) => text[..at].to_owned(),
+        _ => text,
     }
 }
 
-/// The operating system's words for a failed request, when it has some.
+/// What a failed request comes down to, in words.
 pub(crate) fn describe_http(error: &reqwest::Error) -> String {
     let text = match root_cause(error) {
-        Some(Cause::System(cause)) | Some(Cause::Protocol(cause)) => cause,
+        Some(Cause::Closed) => "the connection closed".to_owned(),
+        Some(Cause::Unresolved(words)) => format!("the host name does not resolve ({words})"),
+        Some(Cause::System(words) | Cause::SignIn(words) | Cause::Protocol(words)) => words,
         None => error.to_string(),
     };
     crate::error::tidy(&text)

@@ -562,18 +562,21 @@ fn describe_init(error: ClientInitializeError) -> String {
 
 fn describe_init_raw(error: ClientInitializeError) -> String {
     match error {
-        // Writing to a server that already exited fails with a broken pipe; to the user
+        // Writing to a server that already exited fails with a broken pipe; to the person
         // that is the same event as reading end-of-file from it. Other transport errors
         // (a refused connection, an HTTP status) are worth showing as they are.
         ClientInitializeError::TransportError { error, .. } => match net::root_cause(&error) {
-            Some(net::Cause::System(cause)) if !cause.contains("Broken pipe") => {
-                format!("cannot connect: {cause}")
+            Some(net::Cause::Unresolved(words)) => {
+                format!("cannot connect: the host name does not resolve ({words})")
             }
-            Some(net::Cause::Protocol(cause)) if cause.contains("authorization required") => {
-                format!("{cause} (is the token in its headers set and valid?)")
+            Some(net::Cause::System(words)) => format!("cannot connect: {words}"),
+            Some(net::Cause::SignIn(words)) => {
+                format!("{words} (is the token in its headers set and valid?)")
             }
-            Some(net::Cause::Protocol(cause)) => format!("handshake failed: {cause}"),
-            _ => "closed the connection during the handshake".to_owned(),
+            Some(net::Cause::Protocol(words)) => format!("handshake failed: {words}"),
+            Some(net::Cause::Closed) | None => {
+                "closed the connection during the handshake".to_owned()
+            }
         },
         ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::Cancelled => {
             "closed the connection during the handshake".to_owned()
