@@ -12,6 +12,41 @@ use rmcp::transport::auth::{OAuthTokenResponse, StoredCredentials};
 use crate::auth::TokenStore;
 use crate::options::MountOptions;
 
+/// Why a sign-in could not be made, shown or ended.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AccountError {
+    /// The server runs on this machine: only remote servers are signed in to.
+    #[error("server {0} runs on this machine: only remote (URL) servers are signed in to")]
+    NotRemote(String),
+    /// There is no state folder to keep sign-ins in.
+    #[error("there is no state folder to keep sign-ins in: set PRISE_STATE_DIR")]
+    NoStateFolder,
+    /// The configuration gives the server a token of the person's own.
+    #[error(
+        "server {0} has an Authorization header in its configuration: prise sends that token, and does not sign in; remove the header to sign in instead"
+    )]
+    OwnToken(String),
+    /// Signing in failed; the sign-in's words.
+    #[error("{0}")]
+    SignIn(String),
+    /// The sign-in on record could not be forgotten.
+    #[error("cannot remove {path}: {why}")]
+    Forget {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        why: String,
+    },
+}
+
+impl AccountError {
+    /// Whether the mistake is in what was asked (a server that cannot be signed in
+    /// to as configured), not in the sign-in itself.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, AccountError::NotRemote(_) | AccountError::OwnToken(_))
+    }
+}
+
 /// A server's sign-in, as far as it can be shown.
 #[derive(Debug, Clone)]
 pub struct Account {
@@ -48,18 +83,15 @@ impl SignedIn {
 }
 
 /// The remote part of a server, or why it has no sign-in.
-pub fn remote(server: &Server) -> Result<&Remote, String> {
+pub fn remote(server: &Server) -> Result<&Remote, AccountError> {
     match &server.transport {
         Transport::Http(remote) | Transport::Sse(remote) => Ok(remote),
-        _ => Err(format!(
-            "server {} runs on this machine: only remote (URL) servers are signed in to",
-            server.name
-        )),
+        _ => Err(AccountError::NotRemote(server.name.clone())),
     }
 }
 
 /// The sign-in of `server` on record in `dir`.
-pub fn account(server: &Server, dir: &Path) -> Result<Account, String> {
+pub fn account(server: &Server, dir: &Path) -> Result<Account, AccountError> {
     let remote = remote(server)?;
     let store = TokenStore::new(dir, &server.name, &remote.url);
     Ok(Account {
@@ -95,16 +127,13 @@ pub async fn login(
     server: &Server,
     options: &MountOptions,
     by_code: bool,
-) -> Result<Account, String> {
+) -> Result<Account, AccountError> {
     let remote = remote(server)?;
     let Some(dir) = &options.auth_dir else {
-        return Err("there is no state folder to keep sign-ins in: set PRISE_STATE_DIR".into());
+        return Err(AccountError::NoStateFolder);
     };
     if remote.has_own_token() {
-        return Err(format!(
-            "server {} has an Authorization header in its configuration: prise sends that token, and does not sign in; remove the header to sign in instead",
-            server.name
-        ));
+        return Err(AccountError::OwnToken(server.name.clone()));
     }
     let store = TokenStore::new(dir, &server.name, &remote.url);
     let legacy = matches!(server.transport, Transport::Sse(_));
@@ -115,7 +144,7 @@ pub async fn login(
         match crate::auth::device::sign_in(&server.name, remote, header, person, &store).await {
             Ok(Some(_)) => return account(server, dir),
             Ok(None) => tracing::debug!("no device flow offered; signing in in the browser"),
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(AccountError::SignIn(e.to_string())),
         }
     }
     crate::auth::sign_in_for(
@@ -126,7 +155,8 @@ pub async fn login(
         &challenge,
         &[],
     )
-    .await?;
+    .await
+    .map_err(AccountError::SignIn)?;
     account(server, dir)
 }
 
@@ -185,7 +215,7 @@ pub enum SignedOut {
 
 /// Signs out of `server`: the tokens are revoked where the authorization server
 /// offers it (RFC 7009), and the sign-in is forgotten either way.
-pub async fn logout(server: &Server, dir: &Path) -> Result<SignedOut, String> {
+pub async fn logout(server: &Server, dir: &Path) -> Result<SignedOut, AccountError> {
     let remote = remote(server)?;
     let store = TokenStore::new(dir, &server.name, &remote.url);
     let Some(stored) = store.read() else {
@@ -195,9 +225,10 @@ pub async fn logout(server: &Server, dir: &Path) -> Result<SignedOut, String> {
         Ok(()) => SignedOut::Revoked,
         Err(why) => SignedOut::Forgotten(why),
     };
-    store
-        .remove()
-        .map_err(|e| format!("cannot remove {}: {e}", store.path().display()))?;
+    store.remove().map_err(|e| AccountError::Forget {
+        path: store.path().to_owned(),
+        why: e.to_string(),
+    })?;
     Ok(outcome)
 }
 

@@ -62,6 +62,38 @@ pub enum MountFailure {
     Handshake,
 }
 
+/// Why a server could not be started again on request.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RestartError {
+    /// No mounted server has this name.
+    #[error("no mounted server is named {0}")]
+    NoSuchServer(String),
+    /// The server is not a stdio server that restarts.
+    #[error("{0} cannot be restarted: only stdio servers whose \"restart\" is not \"never\" are")]
+    NotRestartable(String),
+}
+
+/// Why a definition could not be trusted (pinned as it is now).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum TrustError {
+    /// The server's pinning is off.
+    #[error("server {0} pins nothing (\"pinning\": \"off\")")]
+    PinsNothing(String),
+    /// The server declares nothing by that name.
+    #[error("server {server} declares no {} {name}", declaration.word())]
+    NotDeclared {
+        /// The server.
+        server: String,
+        /// What was looked for.
+        declaration: prise_trust::pins::Declaration,
+        /// Its name.
+        name: String,
+    },
+    /// The pin could not be written; the pin file's words.
+    #[error("{0}")]
+    Pins(String),
+}
+
 /// A request to a mounted server that did not produce a result.
 ///
 /// A tool that ran and reported failure (`isError: true`) is not a `CallError`: its

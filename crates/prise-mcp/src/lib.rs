@@ -57,7 +57,7 @@ mod supervise;
 pub use call::tasks;
 pub use catalog::Catalog;
 pub use elicit::{Elicitation, Elicitor};
-pub use error::{CallError, MountError, MountFailure};
+pub use error::{CallError, MountError, MountFailure, RestartError, TrustError};
 pub use event::{Listing, MountEvent, TaskStatus, task_status_word};
 pub use mount::{InProcessStream, Mount};
 pub use mounts::{ExposedPrompt, ExposedTool, Mounts, Source, Withheld, resource_owner};

@@ -18,7 +18,7 @@ use tokio::sync::broadcast;
 use crate::call::Caller;
 use crate::call::reauth::Reach;
 use crate::catalog::Catalog;
-use crate::error::{CallError, MountError, MountFailure};
+use crate::error::{CallError, MountError, MountFailure, RestartError, TrustError};
 use crate::event::MountEvent;
 use crate::options::MountOptions;
 use crate::session::dial::{self, StderrSlot};
@@ -350,22 +350,22 @@ impl Mount {
         &self,
         declaration: Declaration,
         name: &str,
-    ) -> Result<std::path::PathBuf, String> {
+    ) -> Result<std::path::PathBuf, TrustError> {
         let shared = &self.caller.live.shared;
-        let vetting = shared.vetting.as_ref().ok_or_else(|| {
-            format!(
-                "server {} pins nothing (\"pinning\": \"off\")",
-                self.caller.name
-            )
-        })?;
-        let definition = self.declared(declaration, name).ok_or_else(|| {
-            format!(
-                "server {} declares no {} {name}",
-                self.caller.name,
-                declaration.word()
-            )
-        })?;
-        let path = vetting.accept(declaration, &definition)?;
+        let vetting = shared
+            .vetting
+            .as_ref()
+            .ok_or_else(|| TrustError::PinsNothing(self.caller.name.clone()))?;
+        let definition =
+            self.declared(declaration, name)
+                .ok_or_else(|| TrustError::NotDeclared {
+                    server: self.caller.name.clone(),
+                    declaration,
+                    name: name.to_owned(),
+                })?;
+        let path = vetting
+            .accept(declaration, &definition)
+            .map_err(TrustError::Pins)?;
         // Judged again, so that what this mount serves follows.
         shared.set_catalog(|_| {});
         Ok(path)
@@ -390,13 +390,10 @@ impl Mount {
     /// restart): it is ended as `close` ends it, and its supervisor starts it at once,
     /// without counting it against `maxRestarts`. Only stdio servers that restart
     /// (`"restart"` is not `"never"`) can be; the error says why another cannot.
-    pub async fn restart(&self) -> Result<(), String> {
+    pub async fn restart(&self) -> Result<(), RestartError> {
         let connection = self.caller.live.current();
         let (Some(child), Some(_)) = (&connection.child, &self.supervisor) else {
-            return Err(format!(
-                "{} cannot be restarted: only stdio servers whose \"restart\" is not \"never\" are",
-                self.caller.name
-            ));
+            return Err(RestartError::NotRestartable(self.caller.name.clone()));
         };
         self.caller
             .live

@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use tokio::sync::broadcast;
 
-use crate::error::{CallError, MountError};
+use crate::error::{CallError, MountError, RestartError};
 use crate::event::MountEvent;
 use crate::mount::{InProcessStream, Mount};
 use crate::options::MountOptions;
@@ -474,10 +474,10 @@ impl Mounts {
 
     /// Starts the stdio server `name` again (see [`Mount::restart`]); its new
     /// process is ready when [`MountEvent::Ready`] says so.
-    pub async fn restart(&self, name: &str) -> Result<(), String> {
+    pub async fn restart(&self, name: &str) -> Result<(), RestartError> {
         match self.mounts.iter().find(|m| m.name() == name) {
             Some(mount) => mount.restart().await,
-            None => Err(format!("no mounted server is named {name}")),
+            None => Err(RestartError::NoSuchServer(name.to_owned())),
         }
     }
 

@@ -121,6 +121,11 @@ async fn an_endless_registration_answer_is_cut_at_the_bound() {
         .await
         .unwrap_err();
     assert!(
+        matches!(error, prise_mcp::accounts::AccountError::SignIn(_)),
+        "{error:?}"
+    );
+    let error = error.to_string();
+    assert!(
         error.contains(&format!("{base}/register")) && error.contains("over 1024 KiB"),
         "{error}"
     );

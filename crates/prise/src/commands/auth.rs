@@ -31,7 +31,11 @@ pub async fn login(servers: Servers, args: LoginArgs) -> Result<(), Failure> {
     };
     let account = accounts::login(&server, &options, args.no_browser)
         .await
-        .map_err(|e| Failure::Job(anyhow::anyhow!("{}: {e}", server.name)))?;
+        .map_err(|e| match e.is_usage() {
+            // A server that cannot be signed in to as configured: the request's fault.
+            true => Failure::usage(e, None),
+            false => Failure::Job(anyhow::anyhow!("{}: {e}", server.name)),
+        })?;
     eprintln!("Signed in to {}{}.", server.name, describe(&account));
     // The proof: the server takes the new token.
     let mounts = Mounts::start(vec![Source::from(server.clone())], options).await;
