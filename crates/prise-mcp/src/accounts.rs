@@ -190,16 +190,7 @@ async fn challenge(remote: &Remote, legacy: bool) -> Option<String> {
     for (name, value) in &remote.headers {
         request = request.header(name, value);
     }
-    www_authenticate(request.send().await.ok()?)
-}
-
-/// The challenge of a 401.
-fn www_authenticate(response: reqwest::Response) -> Option<String> {
-    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
-        return None;
-    }
-    let header = response.headers().get(reqwest::header::WWW_AUTHENTICATE)?;
-    header.to_str().ok().map(str::to_owned)
+    crate::net::challenge_of(&request.send().await.ok()?)
 }
 
 /// What signing out did.

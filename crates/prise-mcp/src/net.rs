@@ -88,6 +88,72 @@ pub struct CrossOrigin {
     pub to: String,
 }
 
+/// The challenge of a response that refused for want of a sign-in (a 401 with its
+/// `WWW-Authenticate`), as text.
+pub(crate) fn challenge_of(response: &reqwest::Response) -> Option<String> {
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return None;
+    }
+    let header = response.headers().get(reqwest::header::WWW_AUTHENTICATE)?;
+    header.to_str().ok().map(str::to_owned)
+}
+
+/// A `WWW-Authenticate` challenge (RFC 9110 §11.6.1), read in one place: its
+/// scheme and its parameters (`scope`, `error`, `resource_metadata`...).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Challenge<'a>(pub &'a str);
+
+impl<'a> Challenge<'a> {
+    /// The scheme: `Bearer`, `DPoP`...
+    pub fn scheme(&self) -> &'a str {
+        let text = self.0.trim_start();
+        &text[..text.find([' ', ',']).unwrap_or(text.len())]
+    }
+
+    /// Whether the scheme is `name`, as schemes are compared (without case).
+    pub fn is(&self, name: &str) -> bool {
+        self.scheme().eq_ignore_ascii_case(name)
+    }
+
+    /// The value of parameter `name` (quoted or not), if the challenge has it.
+    pub fn param(&self, name: &str) -> Option<String> {
+        let mut rest = &self.0.trim_start()[self.scheme().len()..];
+        loop {
+            rest = rest.trim_start_matches([' ', ',']);
+            let (key, after) = rest.split_once('=')?;
+            let key = key.trim();
+            let after = after.trim_start();
+            let (value, next) = if let Some(quoted) = after.strip_prefix('"') {
+                let mut value = String::new();
+                let mut chars = quoted.char_indices();
+                let mut end = quoted.len();
+                while let Some((at, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some((_, escaped)) = chars.next() {
+                                value.push(escaped);
+                            }
+                        }
+                        '"' => {
+                            end = at + 1;
+                            break;
+                        }
+                        c => value.push(c),
+                    }
+                }
+                (value, &quoted[end..])
+            } else {
+                let end = after.find([',', ' ']).unwrap_or(after.len());
+                (after[..end].to_owned(), &after[end..])
+            };
+            if key.eq_ignore_ascii_case(name) {
+                return Some(value);
+            }
+            rest = next;
+        }
+    }
+}
+
 /// What a failed request or handshake comes down to, read from the types in its
 /// chain of causes (never from their text).
 #[derive(Debug)]
@@ -218,6 +284,34 @@ pub(crate) async fn read_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn challenges_are_read_by_their_parts() {
+        let bearer = Challenge(
+            r#"Bearer realm="mcp", error="insufficient_scope", scope="files:read files:write", resource_metadata="https://a/x""#,
+        );
+        assert!(bearer.is("bearer") && !bearer.is("dpop"));
+        assert_eq!(
+            bearer.param("scope").as_deref(),
+            Some("files:read files:write")
+        );
+        assert_eq!(bearer.param("error").as_deref(), Some("insufficient_scope"));
+        assert_eq!(
+            bearer.param("resource_metadata").as_deref(),
+            Some("https://a/x")
+        );
+        assert_eq!(bearer.param("nonce"), None);
+        let dpop = Challenge(r#"DPoP error=use_dpop_nonce, error_description="a \"fresh\" one""#);
+        assert_eq!(dpop.scheme(), "DPoP");
+        assert_eq!(dpop.param("error").as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(
+            dpop.param("error_description").as_deref(),
+            Some(r#"a "fresh" one"#)
+        );
+        // A parameter's name inside another's value is not the parameter.
+        let tricky = Challenge(r#"Bearer error_description="scope=\"all\"", scope="one""#);
+        assert_eq!(tricky.param("scope").as_deref(), Some("one"));
+    }
 
     #[test]
     fn errors_say_what_happened() {

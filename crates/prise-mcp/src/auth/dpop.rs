@@ -131,7 +131,7 @@ impl DpopKey {
 
 /// Whether a sign-in after `challenge` uses DPoP (see the module's doc).
 pub(crate) fn wanted(challenge: Option<&str>, metadata: &AuthorizationMetadata) -> bool {
-    let asked = challenge.is_some_and(|c| c.trim_start().to_ascii_lowercase().starts_with("dpop"));
+    let asked = challenge.is_some_and(|c| crate::net::Challenge(c).is("dpop"));
     let signs = metadata
         .additional_fields
         .get("dpop_signing_alg_values_supported")
@@ -192,7 +192,8 @@ impl OAuthHttpClient for ProvingClient {
                 let nonce = headers.get("dpop-nonce").and_then(|v| v.to_str().ok());
                 let asks = token_request
                     && status == reqwest::StatusCode::BAD_REQUEST
-                    && String::from_utf8_lossy(&bytes).contains("use_dpop_nonce");
+                    && serde_json::from_slice::<serde_json::Value>(&bytes)
+                        .is_ok_and(|answer| answer["error"] == "use_dpop_nonce");
                 if let (true, false, Some(nonce)) = (asks, nonce_asked, nonce) {
                     self.key.set_nonce(&url, nonce);
                     nonce_asked = true;

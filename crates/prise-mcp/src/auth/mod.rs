@@ -225,7 +225,9 @@ pub async fn jwt_bearer(
     let oauth = remote.oauth.clone().unwrap_or_default();
     let (manager, metadata) = discovered(remote, challenge, store).await?;
     let scopes = if oauth.scopes.is_empty() {
-        challenge.and_then(challenged_scope).unwrap_or_default()
+        challenge
+            .and_then(|c| crate::net::Challenge(c).param("scope"))
+            .unwrap_or_default()
     } else {
         oauth.scopes.join(" ")
     };
@@ -260,13 +262,6 @@ pub async fn jwt_bearer(
 }
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
-
-/// The scope a `WWW-Authenticate` challenge names.
-fn challenged_scope(challenge: &str) -> Option<String> {
-    let start = challenge.find("scope=\"")? + "scope=\"".len();
-    let length = challenge[start..].find('"')?;
-    Some(challenge[start..start + length].to_owned())
-}
 
 /// Exchanges the person's ID token at the company's identity provider for an
 /// identity assertion grant (ID-JAG) for the authorization server `audience` and the

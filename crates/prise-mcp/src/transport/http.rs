@@ -217,7 +217,8 @@ impl SessionAware {
         };
         let response = send(None, proven(&custom_headers)?).await;
         let wants_nonce = matches!(&response, Err(StreamableHttpError::AuthRequired(e))
-            if e.www_authenticate_header.contains("use_dpop_nonce"));
+            if crate::net::Challenge(&e.www_authenticate_header).param("error").as_deref()
+                == Some("use_dpop_nonce"));
         if !wants_nonce {
             return response;
         }

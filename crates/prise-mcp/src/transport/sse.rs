@@ -80,13 +80,8 @@ impl LegacySse {
                 response.status().as_u16()
             ));
             // A server that wants a sign-in says how in its challenge.
-            let challenge = response.headers().get(reqwest::header::WWW_AUTHENTICATE);
-            if response.status() == reqwest::StatusCode::UNAUTHORIZED
-                && let Some(header) = challenge.and_then(|h| h.to_str().ok())
-            {
-                failed.challenge =
-                    Some(crate::transport::http::Challenge::SignIn(header.to_owned()));
-            }
+            failed.challenge =
+                crate::net::challenge_of(&response).map(crate::transport::http::Challenge::SignIn);
             return Err(failed);
         }
         let mut parser = EventParser::new(max_event);
