@@ -60,6 +60,7 @@ mod present;
 mod recover;
 pub mod session;
 pub mod stream_json;
+pub mod summary;
 
 pub use agent::{Agent, AgentError, AgentEvent, AgentOptions, ToolOutcome, ToolOutput};
 pub use approve::{Answer, Approvals, Approver, AskFuture, Refusal};

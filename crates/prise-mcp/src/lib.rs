@@ -51,6 +51,7 @@ mod transport;
 // Mounts.
 mod mount;
 mod mounts;
+mod plan;
 mod status;
 mod supervise;
 
@@ -62,6 +63,7 @@ pub use event::{Listing, MountEvent, TaskStatus, task_status_word};
 pub use mount::{InProcessStream, Mount};
 pub use mounts::{ExposedPrompt, ExposedTool, Mounts, Source, Withheld, resource_owner};
 pub use options::MountOptions;
+pub use plan::{PlanError, Wanted};
 pub use registry::exposed_name;
 pub use roots::folder_root;
 pub use status::{ServerStatus, State};

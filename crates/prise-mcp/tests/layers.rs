@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["session"],
     &["call"],
     &["mount", "supervise"],
-    &["mounts", "status"],
+    &["mounts", "plan", "status"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -403,6 +403,29 @@ impl PinFiles {
         Ok(PinFiles { project, user })
     }
 
+    /// The pin files of work in `folder`: the project's `prise.lock` holds the pins
+    /// of the servers of `project_files` (the configuration files found in the
+    /// folder) but those that are also `user_files` (`~/.mcp.json` is both when
+    /// prise runs in the home folder: its servers are the user's, wherever prise
+    /// runs), and the state folder's `pins.json` those of every other.
+    pub fn for_folder(
+        folder: &Path,
+        project_files: &[PathBuf],
+        user_files: &[PathBuf],
+        state_dir: Option<&Path>,
+    ) -> Result<PinFiles, String> {
+        let user: Vec<PathBuf> = user_files
+            .iter()
+            .filter_map(|f| f.canonicalize().ok())
+            .collect();
+        let project: Vec<PathBuf> = project_files
+            .iter()
+            .filter(|f| f.canonicalize().is_ok_and(|real| !user.contains(&real)))
+            .cloned()
+            .collect();
+        PinFiles::open(Some((folder, project.as_slice())), state_dir)
+    }
+
     /// The pins of the server `name` defined in `file` (a name that is no file, such
     /// as `--with`, is the user's). In the project's file a server is known by its
     /// name; in the user's, by the file that defines it and its name, so that two
@@ -544,6 +567,26 @@ fn hash(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_file_that_is_also_the_users_is_not_the_projects() {
+        let home = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let both = home.path().join(".mcp.json");
+        let project = home.path().join(".cursor-mcp.json");
+        std::fs::write(&both, "{}").unwrap();
+        std::fs::write(&project, "{}").unwrap();
+        let files = PinFiles::for_folder(
+            home.path(),
+            &[both.clone(), project.clone()],
+            std::slice::from_ref(&both),
+            Some(state.path()),
+        )
+        .unwrap();
+        let slot = |file: &Path| files.for_server(file, "s").unwrap().pins.path().to_owned();
+        assert_eq!(slot(&project), home.path().join(PROJECT_FILE));
+        assert_eq!(slot(&both), state.path().join("pins.json"));
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -23,18 +23,7 @@ pub struct Servers {
     roots: Vec<PathBuf>,
 }
 
-/// Which servers a command needs: a command that names one server starts only that
-/// one, so a slow or broken server elsewhere in the file costs it nothing.
-#[derive(Debug, Clone, Copy)]
-pub enum Wanted<'a> {
-    /// Every server (`servers`, `run`, `chat`, listings of everything).
-    All,
-    /// The server of this name (`tools S`, `read --server S`).
-    Server(&'a str),
-    /// The server an exposed name `server__name` belongs to (`call`, `prompt`). Names
-    /// are not split: every server whose name, then `__`, starts it is a candidate.
-    Owner(&'a str),
-}
+pub use prise_mcp::Wanted;
 
 impl Servers {
     /// Reads the configuration the arguments point at (see [`config::load`]).
@@ -69,10 +58,10 @@ impl Servers {
             .as_ref()
             .map(|c| c.servers.as_slice())
             .unwrap_or_default();
-        servers
-            .iter()
-            .find(|s| s.name == name)
-            .ok_or_else(|| no_server(name, servers.iter().map(|s| s.name.as_str()), None))
+        servers.iter().find(|s| s.name == name).ok_or_else(|| {
+            let unknown = Wanted::Server(name).select(servers).unwrap_err();
+            planned(unknown)
+        })
     }
 
     /// Mounts what `wanted` needs, after checking that it names servers that exist
@@ -93,7 +82,7 @@ impl Servers {
     {
         let sources = match self.config {
             Some(config) => {
-                let keep = selected(&config, wanted)?;
+                let keep = wanted.select(&config.servers).map_err(planned)?;
                 config
                     .servers
                     .into_iter()
@@ -102,7 +91,7 @@ impl Servers {
                     .collect()
             }
             None => {
-                check_embedded(wanted)?;
+                wanted.select_only(DEFAULT_SERVER).map_err(planned)?;
                 tracing::debug!(
                     "no configuration found; mounting the embedded docs server as `{DEFAULT_SERVER}`"
                 );
@@ -153,29 +142,22 @@ impl Servers {
     }
 }
 
-/// Where prise pins tools: the project's `prise.lock` for the servers of its
-/// configuration files (those found in the current folder, unless one is also the
-/// user's, as `~/.mcp.json` is when prise runs in the home folder), and the state
-/// folder's `pins.json` for the rest. A pin file that cannot be read is a
-/// configuration error.
+/// Where prise pins tools (see [`PinFiles::for_folder`](prise_trust::pins::PinFiles::for_folder)):
+/// the project's `prise.lock` for the servers of the configuration files in the
+/// current folder, the state folder's `pins.json` for the rest. A pin file that
+/// cannot be read is a configuration error.
 pub fn pin_files() -> Result<prise_trust::pins::PinFiles, Failure> {
     let state = prise_config::state_dir();
-    let project = std::env::current_dir().ok().map(|dir| {
-        let user = prise_config::user_files(&|name| std::env::var(name).ok());
-        let user: Vec<PathBuf> = user.iter().filter_map(|f| f.canonicalize().ok()).collect();
-        let files: Vec<PathBuf> = prise_config::project_files(&dir)
-            .into_iter()
-            .filter(|f| f.canonicalize().is_ok_and(|real| !user.contains(&real)))
-            .collect();
-        (dir, files)
-    });
-    prise_trust::pins::PinFiles::open(
-        project
-            .as_ref()
-            .map(|(dir, files)| (dir.as_path(), files.as_slice())),
-        state.as_deref(),
-    )
-    .map_err(|e| Failure::usage(e, None))
+    let pins = match std::env::current_dir() {
+        Ok(dir) => prise_trust::pins::PinFiles::for_folder(
+            &dir,
+            &prise_config::project_files(&dir),
+            &prise_config::user_files(&|name| std::env::var(name).ok()),
+            state.as_deref(),
+        ),
+        Err(_) => prise_trust::pins::PinFiles::open(None, state.as_deref()),
+    };
+    pins.map_err(|e| Failure::usage(e, None))
 }
 
 impl Servers {
@@ -261,91 +243,16 @@ pub fn failure_details(failure: &prise_mcp::MountError) -> Vec<String> {
     lines
 }
 
-/// The names of the servers `wanted` needs.
-fn selected(config: &Config, wanted: Wanted<'_>) -> Result<Vec<String>, Failure> {
-    let enabled = |server: &Server| -> Result<String, Failure> {
-        if server.disabled {
-            Err(Failure::usage(
-                format!("server {} is disabled", server.name),
-                format!(
-                    "set \"disabled\": false for it in {} to use it",
-                    server.file.display()
-                ),
-            ))
-        } else {
-            Ok(server.name.clone())
-        }
-    };
-    let names = || config.servers.iter().map(|s| s.name.as_str());
-    match wanted {
-        Wanted::All => Ok(names().map(str::to_owned).collect()),
-        Wanted::Server(name) => match config.servers.iter().find(|s| s.name == name) {
-            Some(server) => Ok(vec![enabled(server)?]),
-            None => Err(no_server(name, names(), None)),
-        },
-        Wanted::Owner(exposed) => {
-            let owners: Vec<&Server> = config
-                .servers
-                .iter()
-                .filter(|s| {
-                    exposed
-                        .strip_prefix(s.name.as_str())
-                        .and_then(|rest| rest.strip_prefix(prise_mcp::registry::SEPARATOR))
-                        .is_some_and(|rest| !rest.is_empty())
-                })
-                .collect();
-            if owners.is_empty() {
-                let server = exposed
-                    .split_once(prise_mcp::registry::SEPARATOR)
-                    .map_or(exposed, |(server, _)| server);
-                return Err(no_server(server, names(), Some(exposed)));
-            }
-            let enabled_owners: Vec<String> = owners
-                .iter()
-                .filter(|s| !s.disabled)
-                .map(|s| s.name.clone())
-                .collect();
-            if enabled_owners.is_empty() {
-                return Err(enabled(owners[0]).unwrap_err());
-            }
-            Ok(enabled_owners)
-        }
-    }
-}
-
-/// With no configuration only the embedded docs server exists.
-fn check_embedded(wanted: Wanted<'_>) -> Result<(), Failure> {
-    let (server, from) = match wanted {
-        Wanted::All => return Ok(()),
-        Wanted::Server(name) => (name, None),
-        Wanted::Owner(exposed) => (
-            exposed
-                .split_once(prise_mcp::registry::SEPARATOR)
-                .map_or(exposed, |(server, _)| server),
-            Some(exposed),
+/// Why a command's servers could not be chosen, as a usage error with its hint.
+fn planned(error: prise_mcp::PlanError) -> Failure {
+    let hint = match &error {
+        prise_mcp::PlanError::Disabled { file, .. } => format!(
+            "set \"disabled\": false for it in {} to use it",
+            file.display()
         ),
+        _ => "`prise servers` lists the configured servers".to_owned(),
     };
-    if server == DEFAULT_SERVER {
-        Ok(())
-    } else {
-        Err(no_server(server, [DEFAULT_SERVER], from))
-    }
-}
-
-/// `no server named NAME (from NAME__TOOL); did you mean ...?`
-fn no_server<'a>(
-    name: &str,
-    names: impl IntoIterator<Item = &'a str>,
-    from: Option<&str>,
-) -> Failure {
-    let suggestion = prise_mcp::registry::closest(name, names)
-        .map(|s| format!("; did you mean {s}?"))
-        .unwrap_or_default();
-    let from = from.map(|f| format!(" (in {f})")).unwrap_or_default();
-    Failure::usage(
-        format!("no server named {name}{from}{suggestion}"),
-        "`prise servers` lists the configured servers".to_owned(),
-    )
+    Failure::usage(error, hint)
 }
 
 /// A `--root` folder as an MCP root.

@@ -55,7 +55,7 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
     // One task consumes the events: the terminal trace, stream-json, and the summary
     // that `--output json` prints at the end.
     let printer = tokio::spawn(async move {
-        let mut summary = Summary::default();
+        let mut summary = prise_agent::summary::RunSummary::default();
         while let Some(event) = events.recv().await {
             summary.record(&event);
             if output == Output::StreamJson {
@@ -87,7 +87,7 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
         session.save(agent.history())?;
     }
     drop(agent);
-    let summary = printer.await.map_err(|e| Failure::Job(e.into()))??;
+    let mut summary = printer.await.map_err(|e| Failure::Job(e.into()))??;
     if let Ok(mounts) = Arc::try_unwrap(mounts) {
         mounts.close().await;
     }
@@ -101,7 +101,10 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
     let mut out = output::stdout();
     match output {
         Output::Text => writeln!(out, "{}", answer.trim_end())?,
-        Output::Json => output::json(&mut out, &summary.json(&answer))?,
+        Output::Json => {
+            summary.answer = answer.clone();
+            output::json(&mut out, &summary)?
+        }
         Output::StreamJson => writeln!(
             out,
             "{}",
@@ -112,7 +115,7 @@ pub async fn run(servers: Servers, args: RunArgs) -> Result<(), Failure> {
     if summary.all_refused() {
         return Err(Failure::Job(anyhow::anyhow!(
             "the model's tool calls were all refused ({}), so its answer rests on no tool result",
-            summary.calls.len()
+            summary.tool_calls.len()
         )));
     }
     Ok(())
@@ -225,81 +228,6 @@ fn print_refusal(name: &str, refusal: Refusal) {
         Refusal::Declined => String::new(),
     };
     eprintln!("✗ {name} was not run: {refusal}{hint}");
-}
-
-/// What `--output json` reports besides the answer.
-#[derive(Default)]
-struct Summary {
-    turns: usize,
-    /// Every call, in the order the model made them.
-    calls: Vec<serde_json::Value>,
-    input_tokens: u64,
-    output_tokens: u64,
-}
-
-impl Summary {
-    fn record(&mut self, event: &AgentEvent) {
-        use serde_json::json;
-        fn call<'c>(
-            calls: &'c mut [serde_json::Value],
-            id: &str,
-        ) -> Option<&'c mut serde_json::Value> {
-            calls.iter_mut().find(|c| c["id"] == id)
-        }
-        match event {
-            AgentEvent::TurnEnd { turn, usage, .. } => {
-                self.turns = *turn;
-                if let Some(usage) = usage {
-                    self.input_tokens += usage.input;
-                    self.output_tokens += usage.output;
-                }
-            }
-            AgentEvent::ToolStart {
-                id,
-                name,
-                arguments,
-                recovered,
-            } => self.calls.push(json!({
-                "id": id, "tool": name, "arguments": prise_agent::stream_json::arguments(arguments), "outcome": null,
-                "recovered": recovered,
-            })),
-            AgentEvent::Approval {
-                id,
-                verdict: Err(refusal),
-                ..
-            } => {
-                if let Some(call) = call(&mut self.calls, id) {
-                    call["reason"] = json!(refusal.to_string());
-                }
-            }
-            AgentEvent::ToolEnd {
-                id,
-                outcome,
-                elapsed,
-                ..
-            } => {
-                if let Some(call) = call(&mut self.calls, id) {
-                    call["outcome"] = json!(outcome.as_str());
-                    call["elapsedMs"] = json!(elapsed.as_secs_f64() * 1e3);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Calls were made, and every one was refused.
-    fn all_refused(&self) -> bool {
-        !self.calls.is_empty() && self.calls.iter().all(|c| c["outcome"] == "refused")
-    }
-
-    fn json(&self, answer: &str) -> serde_json::Value {
-        serde_json::json!({
-            "answer": answer,
-            "turns": self.turns,
-            "toolCalls": self.calls,
-            "usage": {"input": self.input_tokens, "output": self.output_tokens},
-        })
-    }
 }
 
 /// Which model `--model`, the configuration or the default names.
