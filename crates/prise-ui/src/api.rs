@@ -298,6 +298,10 @@ pub(crate) async fn post(state: &State, path: &str, body: &Value) -> Option<(Sta
                 Err(Unanswerable::Malformed(why)) => {
                     (StatusCode::BAD_REQUEST, json!({"error": why}))
                 }
+                Err(Unanswerable::Invalid(wrong)) => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    json!({"error": wrong.to_string(), "field": wrong.field}),
+                ),
             }
         }
         "/api/chat" | "/api/chat/cancel" | "/api/sessions/resume" => {

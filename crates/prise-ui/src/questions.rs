@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use prise_agent::{Answer, Approver, AskFuture};
-use prise_mcp::elicit::ElicitationFuture;
+use prise_mcp::elicit::{ElicitationFuture, Form, FormError};
 use prise_mcp::{Elicitation, Elicitor};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -30,7 +30,8 @@ struct Open {
 
 enum Reply {
     Approval(oneshot::Sender<Answer>),
-    Elicitation(oneshot::Sender<Elicitation>),
+    /// The form the question asks for, which an answer is held to.
+    Elicitation(oneshot::Sender<Elicitation>, Form),
 }
 
 /// Why an answer was not taken.
@@ -40,6 +41,9 @@ pub(crate) enum Unanswerable {
     NoSuchQuestion,
     /// The answer does not fit the question.
     Malformed(&'static str),
+    /// The content does not fit the form (the same check as the terminal's): the
+    /// question stays open for a better answer.
+    Invalid(FormError),
 }
 
 impl Questions {
@@ -92,9 +96,12 @@ impl Questions {
                     "an approval is answered with \"answer\": \"yes\", \"always\" or \"no\"",
                 )),
             },
-            Reply::Elicitation(_) => match answer["action"].as_str() {
+            Reply::Elicitation(_, form) => match answer["action"].as_str() {
                 Some("accept") => match answer["content"].as_object() {
-                    Some(content) => Ok(Parsed::Elicitation(Elicitation::Accept(content.clone()))),
+                    Some(content) => form
+                        .check(content)
+                        .map(|content| Parsed::Elicitation(Elicitation::Accept(content)))
+                        .map_err(Unanswerable::Invalid),
                     None => Err(Unanswerable::Malformed(
                         "an accepted elicitation needs \"content\", an object",
                     )),
@@ -113,7 +120,7 @@ impl Questions {
             (Reply::Approval(tx), Parsed::Approval(a)) => {
                 let _ = tx.send(a);
             }
-            (Reply::Elicitation(tx), Parsed::Elicitation(e)) => {
+            (Reply::Elicitation(tx, _), Parsed::Elicitation(e)) => {
                 let _ = tx.send(e);
             }
             _ => unreachable!("parsed by the question's own kind"),
@@ -190,10 +197,11 @@ impl std::fmt::Debug for PageElicitor {
 
 impl Elicitor for PageElicitor {
     fn elicit(&self, server: &str, message: &str, schema: &Value) -> ElicitationFuture {
+        let form = Form::of(schema);
         asked(
             &self.0,
             json!({"type": "elicitation", "server": server, "message": message, "schema": schema}),
-            Reply::Elicitation,
+            |tx| Reply::Elicitation(tx, form),
             Elicitation::Cancel,
         )
     }
@@ -227,6 +235,34 @@ mod tests {
         );
         let (past, _) = hub.subscribe();
         assert!(past.last().unwrap().json.contains(r#""kind":"answered""#));
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_the_form_leaves_the_question_open() {
+        let questions = Questions::new(Hub::new());
+        let schema = json!({"type": "object", "required": ["email"],
+            "properties": {"email": {"type": "string", "format": "email"}, "age": {"type": "integer"}}});
+        let asked = PageElicitor(questions.clone()).elicit("s", "who?", &schema);
+        let id = questions.still_open()[0]["id"].as_u64().unwrap();
+        let wrong = json!({"action": "accept", "content": {"email": "nobody", "age": "x"}});
+        assert_eq!(
+            questions.answer(id, &wrong),
+            Err(Unanswerable::Invalid(FormError {
+                field: "email".into(),
+                why: "enter an email address".into()
+            }))
+        );
+        assert_eq!(
+            questions.still_open().len(),
+            1,
+            "still open for a better answer"
+        );
+        let right = json!({"action": "accept", "content": {"email": "a@b.org", "age": "42"}});
+        questions.answer(id, &right).unwrap();
+        let Elicitation::Accept(content) = asked.await else {
+            panic!("not accepted")
+        };
+        assert_eq!(content["age"], 42, "sent as the integer the form asks for");
     }
 
     #[tokio::test]
