@@ -15,7 +15,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use prise_mcp::auth::{BoxFuture, Return, SignIn};
+use prise_mcp::auth::{BoxFuture, PersonError, Return, SignIn};
 use prise_mcp::{MountOptions, Mounts, Source};
 use serde_json::{Value, json};
 
@@ -52,7 +52,7 @@ struct Headless;
 struct HeadlessReturn;
 
 impl SignIn for Headless {
-    fn listen(&self, _port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>> {
+    fn listen(&self, _port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, PersonError>> {
         Box::pin(async { Ok(Box::new(HeadlessReturn) as Box<dyn Return>) })
     }
 }
@@ -66,7 +66,7 @@ impl Return for HeadlessReturn {
         self: Box<Self>,
         _server: String,
         url: String,
-    ) -> BoxFuture<'static, Result<String, String>> {
+    ) -> BoxFuture<'static, Result<String, PersonError>> {
         Box::pin(async move {
             let client = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
@@ -79,10 +79,10 @@ impl Return for HeadlessReturn {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
                 .ok_or_else(|| {
-                    format!(
+                    PersonError(format!(
                         "the authorization server answered {} without a redirect",
                         response.status()
-                    )
+                    ))
                 })
         })
     }

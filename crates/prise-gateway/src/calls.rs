@@ -123,8 +123,7 @@ impl Sampler for Calls {
         match self.asker(server, Ask::Sampling) {
             Some(asker) => asker.sample(request),
             None => Box::pin(std::future::ready(Err(
-                "no client of the gateway that is calling this server can answer sampling"
-                    .to_owned(),
+                "no client of the gateway that is calling this server can answer sampling".into(),
             ))),
         }
     }
@@ -223,17 +222,17 @@ impl Asker {
                     let answer = answered
                         .await
                         .ok_or("the client did not come back with the model's answer")?;
-                    serde_json::from_value::<CreateMessageResult>(answer)
-                        .map_err(|e| format!("the client's answer is not a sampling result: {e}"))
+                    serde_json::from_value::<CreateMessageResult>(answer).map_err(|e| {
+                        format!("the client's answer is not a sampling result: {e}").into()
+                    })
                 })
             }
             Asker::Session(client) => {
                 let client = client.clone();
                 Box::pin(async move {
-                    client
-                        .create_message(request)
-                        .await
-                        .map_err(|e| format!("the client did not answer the sampling request: {e}"))
+                    client.create_message(request).await.map_err(|e| {
+                        format!("the client did not answer the sampling request: {e}").into()
+                    })
                 })
             }
         }

@@ -7,6 +7,18 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+/// Why the person's part of a sign-in did not happen (no browser, a port taken, they
+/// gave up), in the words to show them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PersonError(pub String);
+
+impl From<String> for PersonError {
+    fn from(words: String) -> PersonError {
+        PersonError(words)
+    }
+}
+
 /// A boxed future, for the traits below.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -16,12 +28,12 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait SignIn: Send + Sync + std::fmt::Debug {
     /// Opens the place the authorization server sends the person back to, on
     /// `port` when one is configured.
-    fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>>;
+    fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, PersonError>>;
 
     /// Shows the person a code to enter elsewhere, for `server` (the device flow).
-    fn show_code(&self, server: &str, code: &DeviceCode) -> Result<(), String> {
+    fn show_code(&self, server: &str, code: &DeviceCode) -> Result<(), PersonError> {
         let _ = (server, code);
-        Err("there is nobody to show a code to".into())
+        Err(PersonError("there is nobody to show a code to".into()))
     }
 }
 
@@ -35,7 +47,7 @@ pub trait Return: Send {
         self: Box<Self>,
         server: String,
         url: String,
-    ) -> BoxFuture<'static, Result<String, String>>;
+    ) -> BoxFuture<'static, Result<String, PersonError>>;
 }
 
 /// What the person is shown: where to go, and the code to enter there.

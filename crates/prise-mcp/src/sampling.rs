@@ -14,8 +14,26 @@ use std::pin::Pin;
 
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 
+/// Why a sampling request was not answered, in the words the server is told.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unanswered(pub String);
+
+impl From<String> for Unanswered {
+    fn from(words: String) -> Unanswered {
+        Unanswered(words)
+    }
+}
+
+impl From<&str> for Unanswered {
+    fn from(words: &str) -> Unanswered {
+        Unanswered(words.to_owned())
+    }
+}
+
 /// A future answer, or why there is none.
-pub type SamplingFuture = Pin<Box<dyn Future<Output = Result<CreateMessageResult, String>> + Send>>;
+pub type SamplingFuture =
+    Pin<Box<dyn Future<Output = Result<CreateMessageResult, Unanswered>> + Send>>;
 
 /// Who answers servers' sampling requests.
 pub trait Sampler: Send + Sync + std::fmt::Debug + 'static {

@@ -80,7 +80,7 @@ pub async fn sign_in(
                 expires_in,
             },
         )
-        .map_err(SignInError::Person)?;
+        .map_err(|e| SignInError::Person(e.0))?;
     let deadline = Instant::now() + expires_in;
     let basic = oauth
         .client_secret

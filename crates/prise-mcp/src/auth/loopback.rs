@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::{BoxFuture, Return, SignIn};
+use super::{BoxFuture, PersonError, Return, SignIn};
 
 /// How long a sign-in waits for the person to come back.
 pub const SIGN_IN_WAIT: Duration = Duration::from_secs(300);
@@ -48,12 +48,12 @@ impl Loopback {
 }
 
 impl SignIn for Loopback {
-    fn show_code(&self, server: &str, code: &super::device::DeviceCode) -> Result<(), String> {
+    fn show_code(&self, server: &str, code: &super::device::DeviceCode) -> Result<(), PersonError> {
         self.show.show_code(server, code);
         Ok(())
     }
 
-    fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, String>> {
+    fn listen(&self, port: Option<u16>) -> BoxFuture<'_, Result<Box<dyn Return>, PersonError>> {
         Box::pin(async move {
             let listener = TcpListener::bind(("127.0.0.1", port.unwrap_or(0)))
                 .await
@@ -89,17 +89,19 @@ impl Return for Waiting {
         self: Box<Self>,
         server: String,
         url: String,
-    ) -> BoxFuture<'static, Result<String, String>> {
+    ) -> BoxFuture<'static, Result<String, PersonError>> {
         Box::pin(async move {
             let pasted = self.show.show(&server, &url);
             let base = format!("http://127.0.0.1:{}", self.port);
             tokio::select! {
-                back = came_back(&self.listener, &server) => back.map(|target| format!("{base}{target}")),
+                back = came_back(&self.listener, &server) => back
+                    .map(|target| format!("{base}{target}"))
+                    .map_err(PersonError),
                 Some(pasted) = pasted => Ok(pasted.trim().to_owned()),
-                () = tokio::time::sleep(SIGN_IN_WAIT) => Err(format!(
+                () = tokio::time::sleep(SIGN_IN_WAIT) => Err(PersonError(format!(
                     "gave up waiting for the sign-in to {server} after {} minutes",
                     SIGN_IN_WAIT.as_secs() / 60
-                )),
+                ))),
             }
         })
     }
@@ -232,6 +234,7 @@ mod tests {
         let Err(error) = Loopback::new(Arc::new(Nowhere)).listen(Some(port)).await else {
             panic!("listened on a taken port");
         };
+        let error = error.to_string();
         assert!(
             error.contains(&format!("127.0.0.1:{port}")) && error.contains("callbackPort"),
             "{error}"

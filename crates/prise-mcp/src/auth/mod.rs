@@ -25,7 +25,7 @@ use rmcp::transport::auth::{
     AuthorizationSession, ClientCredentialsConfig,
 };
 
-pub use crate::person::{BoxFuture, Return, SignIn};
+pub use crate::person::{BoxFuture, PersonError, Return, SignIn};
 pub use loopback::{Loopback, SIGN_IN_WAIT, Show};
 pub use store::TokenStore;
 
@@ -545,7 +545,7 @@ pub async fn sign_in(
     let back = person
         .listen(oauth.callback_port)
         .await
-        .map_err(SignInError::Person)?;
+        .map_err(|e| SignInError::Person(e.0))?;
     let mut request = AuthorizationRequest::new(back.redirect_uri()).with_client_name("prise");
     let wanted: Vec<String> = if scopes.is_empty() {
         oauth.scopes.clone()
@@ -575,7 +575,7 @@ pub async fn sign_in(
     let came_back = back
         .visit(name.to_owned(), session.get_authorization_url().to_owned())
         .await
-        .map_err(SignInError::Person)?;
+        .map_err(|e| SignInError::Person(e.0))?;
     if let Some(refusal) = refused(&came_back) {
         return Err(refusal);
     }

@@ -259,7 +259,10 @@ impl Handler {
         request: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, String> {
         match &self.sampler {
-            Some(sampler) => sampler.create_message(&self.server, request).await,
+            Some(sampler) => sampler
+                .create_message(&self.server, request)
+                .await
+                .map_err(|unanswered| unanswered.0),
             None => Err("prise does not offer sampling to this server".to_owned()),
         }
     }
