@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{alive, eventually, fixture, processes_with, servers};
+use common::{alive, eventually, fixture, peak_mib, processes_with, servers};
 use prise_mcp::model::{ContentBlock, JsonObject};
 use prise_mcp::{CallError, MountOptions, Mounts, Source};
 
@@ -207,17 +207,6 @@ async fn a_flood_of_list_changes_is_coalesced() {
     assert!((1..=10).contains(&changes), "{changes} events");
     assert!(peak_mib() < 96, "peak RSS {} MiB", peak_mib());
     close_cleanly(mounts, &m).await;
-}
-
-/// Peak resident memory of this process so far, in MiB.
-fn peak_mib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap();
-    kib / 1024
 }
 
 /// The limit is the server's `maxMessageSize`; an answer whose id comes last (the

@@ -9,36 +9,17 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use common::{Guard, servers};
+use common::{Guard, peak_mib, python_fixture, servers};
+use prise_mcp::MountOptions;
 use prise_mcp::auth::{BoxFuture, Loopback, Show};
-use prise_mcp::{MountOptions, Mounts, Source};
-
-/// Peak resident memory of this process so far, in MiB.
-fn peak_mib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kib / 1024
-}
 
 /// Far below the 512 MiB answers; far above what a test process needs.
 const PEAK_MIB: u64 = 160;
 
 fn endless_server() -> (Guard, String) {
-    let mut child = Command::new("python3")
-        .arg(common::fixture("endless_auth_server.py"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (Guard(child), line.trim().to_owned())
+    python_fixture("endless_auth_server.py", &[])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -49,17 +30,7 @@ async fn an_endless_token_answer_is_cut_at_the_bound() {
         r#"{{"mcpServers": {{"s": {{"url": "{base}/mcp", "timeout": 30,
             "oauth": {{"clientId": "prise", "workloadToken": "eyJhbGciOiJub25lIn0.e30."}}}}}}}}"#
     );
-    let options = MountOptions {
-        auth_dir: Some(state.path().to_owned()),
-        log_dir: None,
-        eras: None,
-        ..MountOptions::default()
-    };
-    let mounts = Mounts::start(
-        servers(&config).into_iter().map(Source::from).collect(),
-        options,
-    )
-    .await;
+    let mounts = common::mount_signing_in(&config, state.path()).await;
     let error = mounts.failures()[0].to_string();
     assert!(
         error.contains(&format!("{base}/token")) && error.contains("over 1024 KiB"),
@@ -75,17 +46,7 @@ async fn a_sign_in_nobody_can_make_is_said_as_such() {
     let (_server, base) = endless_server();
     let state = tempfile::tempdir().unwrap();
     let config = format!(r#"{{"mcpServers": {{"s": {{"url": "{base}/mcp"}}}}}}"#);
-    let options = MountOptions {
-        auth_dir: Some(state.path().to_owned()),
-        log_dir: None,
-        eras: None,
-        ..MountOptions::default()
-    };
-    let mounts = Mounts::start(
-        servers(&config).into_iter().map(Source::from).collect(),
-        options,
-    )
-    .await;
+    let mounts = common::mount_signing_in(&config, state.path()).await;
     let failure = &mounts.failures()[0];
     assert!(failure.needs_sign_in(), "{failure:?}");
     assert!(failure.cause.contains("prise auth login s"), "{failure}");

@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{Guard, everything, everything_http, everything_on, fixture, free_port, servers};
@@ -13,17 +11,8 @@ use prise_mcp::{MountOptions, Mounts, Source};
 
 /// Starts the bad HTTP endpoint in `mode`.
 fn bad_http(mode: &str) -> (Guard, u16) {
-    let mut child = Command::new("python3")
-        .arg(fixture("bad_http_server.py"))
-        .arg(mode)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (Guard(child), line.trim().parse().unwrap())
+    let (guard, port) = common::python_fixture("bad_http_server.py", &[mode]);
+    (guard, port.parse().unwrap())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -273,33 +262,12 @@ async fn a_lost_session_is_reinitialised_once() {
     mounts.close().await;
 }
 
-/// Peak resident memory of this process so far, in MiB.
-fn peak_mib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap();
-    kib / 1024
-}
-
 /// Over both HTTP transports, an answer that holds more JSON values than its size
 /// limit allows (15 MiB of `[1,1,...]`) fails its call at once, unparsed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_with_too_many_values_are_not_parsed() {
     for (mode, kind, path) in [("http", "http", "/mcp"), ("sse", "sse", "/sse")] {
-        let mut child = Command::new("python3")
-            .arg(fixture("values_http_server.py"))
-            .arg(mode)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut base = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut base)
-            .unwrap();
-        let _server = Guard(child);
+        let (_server, base) = common::python_fixture("values_http_server.py", &[mode]);
         let config = format!(
             r#"{{"mcpServers": {{"v": {{"type": "{kind}", "url": "{}{path}", "protocol": "legacy"}}}}}}"#,
             base.trim()
@@ -318,5 +286,9 @@ async fn answers_with_too_many_values_are_not_parsed() {
         assert!(mounts.call_tool("v__echo", None).await.is_ok(), "{mode}");
         mounts.close().await;
     }
-    assert!(peak_mib() < 160, "peak RSS {} MiB", peak_mib());
+    assert!(
+        common::peak_mib() < 160,
+        "peak RSS {} MiB",
+        common::peak_mib()
+    );
 }

@@ -4,41 +4,19 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
-
-use common::{Guard, quiet_options, servers};
+use common::{Guard, http_json, python_fixture, quiet_options, servers};
 use prise_mcp::{Mounts, Source};
 
 /// Starts the hostile server in `mode`; its base URL and the other origin's.
 fn origin_server(mode: &str) -> (Guard, String, String) {
-    let mut child = Command::new("python3")
-        .arg(common::fixture("origin_server.py"))
-        .arg(mode)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let (server, elsewhere) = line.trim().split_once(' ').unwrap();
-    (Guard(child), server.to_owned(), elsewhere.to_owned())
+    let (guard, line) = python_fixture("origin_server.py", &[mode]);
+    let (server, elsewhere) = line.split_once(' ').unwrap();
+    (guard, server.to_owned(), elsewhere.to_owned())
 }
 
 /// What reached the other origin.
 fn seen(elsewhere: &str) -> Vec<serde_json::Value> {
-    let address = elsewhere.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
-    write!(
-        stream,
-        "GET /seen HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let body = answer.split_once("\r\n\r\n").unwrap().1;
-    serde_json::from_str(body).unwrap()
+    serde_json::from_value(http_json(elsewhere, "GET", "/seen")).unwrap()
 }
 
 /// Mounts `url` with a configured key and token; the mount's error.

@@ -281,7 +281,7 @@ async fn http_attempt(
     client: Handler,
     lifecycle: ClientLifecycleMode,
 ) -> Result<Connected, Failed> {
-    let noting = http::Noting {
+    let noting = http::Notes {
         task_tools: Arc::default(),
         dropped: Arc::default(),
         max_message_size: server.max_message_size,

@@ -103,7 +103,7 @@ fn config(
 /// What every request to one remote server shares: the tools it must call as
 /// tasks, the answers dropped out of bounds, and the size bound.
 #[derive(Clone)]
-pub(crate) struct Noting {
+pub(crate) struct Notes {
     pub task_tools: Arc<TaskTools>,
     pub dropped: Arc<DroppedAnswers>,
     pub max_message_size: usize,
@@ -113,7 +113,7 @@ pub(crate) struct Noting {
 /// A transport for one remote server without a sign-in.
 pub(crate) fn transport(
     remote: &Remote,
-    noting: &Noting,
+    noting: &Notes,
 ) -> Result<StreamableHttpClientTransport<SessionAware>, String> {
     let max_message_size = noting.max_message_size;
     Ok(StreamableHttpClientTransport::with_client(
@@ -128,7 +128,7 @@ pub(crate) fn transport(
 pub(crate) fn signed_in_transport(
     remote: &Remote,
     signed_in: crate::auth::Signed,
-    noting: &Noting,
+    noting: &Notes,
 ) -> Result<StreamableHttpClientTransport<rmcp::transport::AuthClient<SessionAware>>, String> {
     let max_message_size = noting.max_message_size;
     let aware = SessionAware::new(server_client()?, signed_in.dpop, noting);
@@ -155,13 +155,13 @@ fn server_client() -> Result<reqwest::Client, String> {
 pub(crate) struct SessionAware {
     client: reqwest::Client,
     dpop: Option<Arc<DpopKey>>,
-    noting: Noting,
+    noting: Notes,
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
 
 impl SessionAware {
-    fn new(client: reqwest::Client, dpop: Option<Arc<DpopKey>>, noting: &Noting) -> SessionAware {
+    fn new(client: reqwest::Client, dpop: Option<Arc<DpopKey>>, noting: &Notes) -> SessionAware {
         SessionAware {
             client,
             dpop,

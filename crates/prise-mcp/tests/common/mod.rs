@@ -147,3 +147,63 @@ pub fn everything_on(mode: &str, port: u16) -> (Guard, u16) {
     }
     panic!("server-everything did not listen on {port}");
 }
+
+/// Starts `python3 fixtures/NAME ARGS...`; the process, killed when dropped, and the
+/// first line it prints (where it listens).
+pub fn python_fixture(name: &str, args: &[&str]) -> (Guard, String) {
+    use std::io::BufRead;
+    let mut child = Command::new("python3")
+        .arg(fixture(name))
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (Guard(child), line.trim().to_owned())
+}
+
+/// `METHOD path` of a fixture's plain HTTP at `base` (`http://host:port`), its body
+/// read as JSON (`null` when it is not).
+pub fn http_json(base: &str, method: &str, path: &str) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let address = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    serde_json::from_str(body).unwrap_or_default()
+}
+
+/// Peak resident memory of this process so far, in MiB (each test runs in its own
+/// process under nextest).
+pub fn peak_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kib / 1024
+}
+
+/// Mounts the servers of `config` (an `mcpServers` JSON text) with sign-ins kept in
+/// `auth`, no logs and no remembered eras; failures are the caller's to read.
+pub async fn mount_signing_in(config: &str, auth: &Path) -> prise_mcp::Mounts {
+    let options = prise_mcp::MountOptions {
+        auth_dir: Some(auth.to_owned()),
+        ..quiet_options()
+    };
+    let sources = servers(config)
+        .into_iter()
+        .map(prise_mcp::Source::from)
+        .collect();
+    prise_mcp::Mounts::start(sources, options).await
+}
