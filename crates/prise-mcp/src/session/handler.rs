@@ -52,6 +52,9 @@ pub(crate) struct Shared {
     listed: tokio::sync::watch::Sender<bool>,
 }
 
+/// How long a change told during the handshake waits for the first listing.
+const FIRST_LISTING_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// No listing under way.
 const IDLE: u8 = 0;
 /// A listing under way.
@@ -312,7 +315,11 @@ impl Handler {
         tokio::spawn(async move {
             let state = &client.shared.relists[what.index()];
             let mut listed = client.shared.listed.subscribe();
-            let _ = listed.wait_for(|listed| *listed).await;
+            // Bounded: a handshake that fails never lists, and this task holds the
+            // state that would tell it; listing then fails at once on the closed
+            // connection, and the task ends.
+            let first = listed.wait_for(|listed| *listed);
+            let _ = tokio::time::timeout(FIRST_LISTING_WAIT, first).await;
             loop {
                 client.relist(&peer, what).await;
                 // Said to change again while listing: once more; else done.
